@@ -1,0 +1,97 @@
+/**
+ * A small, strict argument parser: unknown flags and missing values are usage errors (exit 2) that
+ * show the command's usage line, rather than being silently ignored.
+ */
+import { HeimdallError } from '../core/errors.js';
+
+export type FlagKind = 'string' | 'boolean' | 'int';
+
+export interface ArgSpec {
+  usage: string;
+  flags?: Record<string, FlagKind>;
+  /** Minimum and maximum positional arguments (max Infinity for "any number"). */
+  positionals?: [number, number];
+}
+
+export interface ParsedArgs {
+  flags: Record<string, string | boolean | number | undefined>;
+  positionals: string[];
+}
+
+export function usageError(usage: string, message: string): HeimdallError {
+  return new HeimdallError('usage', `${message}\nusage: ${usage}`);
+}
+
+export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
+  const kinds = spec.flags ?? {};
+  const flags: ParsedArgs['flags'] = {};
+  const positionals: string[] = [];
+  let rest = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (rest || !a.startsWith('--') || a === '--') {
+      if (a === '--' && !rest) {
+        rest = true;
+        continue;
+      }
+      positionals.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq === -1 ? a.slice(2) : a.slice(2, eq);
+    const kind = kinds[name];
+    if (!kind) {
+      const known = Object.keys(kinds);
+      throw usageError(spec.usage, `unknown option --${name}${known.length ? ` (accepted: ${known.map((k) => `--${k}`).join(', ')})` : ''}`);
+    }
+    if (kind === 'boolean') {
+      if (eq !== -1) throw usageError(spec.usage, `--${name} takes no value`);
+      flags[name] = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = a.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      if (value === undefined) throw usageError(spec.usage, `--${name} needs a value`);
+      i++;
+    }
+    if (kind === 'int') {
+      if (!/^-?\d+$/.test(value)) throw usageError(spec.usage, `--${name} must be an integer, got ${JSON.stringify(value)}`);
+      flags[name] = Number.parseInt(value, 10);
+    } else flags[name] = value;
+  }
+  const [min, max] = spec.positionals ?? [0, 0];
+  if (positionals.length < min) throw usageError(spec.usage, `expected at least ${min} argument${min === 1 ? '' : 's'}, got ${positionals.length}`);
+  if (positionals.length > max) throw usageError(spec.usage, `unexpected argument ${JSON.stringify(positionals[max])}`);
+  return { flags, positionals };
+}
+
+export function str(p: ParsedArgs, name: string): string | undefined {
+  const v = p.flags[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function requireStr(p: ParsedArgs, name: string, usage: string): string {
+  const v = str(p, name);
+  if (v === undefined) throw usageError(usage, `--${name} is required`);
+  return v;
+}
+
+export function int(p: ParsedArgs, name: string): number | undefined {
+  const v = p.flags[name];
+  return typeof v === 'number' ? v : undefined;
+}
+
+export function bool(p: ParsedArgs, name: string): boolean {
+  return p.flags[name] === true;
+}
+
+/** Split a comma-separated list, dropping empty items. */
+export function list(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}

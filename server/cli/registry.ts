@@ -1,0 +1,38 @@
+/**
+ * The mechanisms `heimdall <mechanism> ...` dispatches to. Each entry is loaded lazily so a call
+ * only pays for the code it runs (the bundle splits one chunk per command).
+ *
+ * To add a command: one line here, the module in ./commands/<name>.ts exporting `command`.
+ */
+import type { Command } from './command.js';
+
+type Loader = () => Promise<{ command: Command }>;
+
+export const REGISTRY: Record<string, Loader> = {
+  // --- core protocol (§H-4)
+  init: () => import('./commands/init.js'),
+  log: () => import('./commands/log.js'),
+  demo: () => import('./commands/demo.js'),
+  validate: () => import('./commands/validate.js'),
+  resolve: () => import('./commands/resolve.js'),
+  capsule: () => import('./commands/capsule.js'),
+  brief: () => import('./commands/brief.js'),
+  blackboard: () => import('./commands/blackboard.js'),
+  ledger: () => import('./commands/ledger.js'),
+  gate: () => import('./commands/gate.js'),
+  // --- other issues register below this line (one line each)
+};
+
+/** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
+export const SUMMARIES: Record<string, string> = {
+  init: 'create the .planning/ tree (idempotent, never clobbers state)',
+  log: 'tail protocol.log: log [N]',
+  demo: 'run one measured wave, v1 verbatim vs v2 protocol: demo [--show] [--fixture DIR]',
+  validate: 'validate a typed message from stdin: validate [--on-receipt]',
+  resolve: 'symbol table: resolve ID | set ID VALUE | --reverse VALUE | list | delete ID',
+  capsule: 'context capsules: capsule write|hydrate|deps|show|list',
+  brief: 'delta briefs: brief build --task --spec --symbols --capsules --invariants',
+  blackboard: 'shared facts: blackboard set|get|list|delete',
+  ledger: 'token ledger: ledger log|baseline|delta|report',
+  gate: 'gate adapter: gate to-message --report PATH --from ID --msg-id ID',
+};

@@ -1,0 +1,28 @@
+/**
+ * What every core call receives: the planning root and the ports. Built once per process by
+ * server/runtime.ts; tests build their own with a fixed clock and sequential ids.
+ */
+import { o200kTokenizer } from './tokens/tokenizer.js';
+import { type Clock, type Ids, type Tokenizer, randomIds, systemClock } from './ports.js';
+import { type PlanningPaths, planningPaths } from './planning/paths.js';
+
+export interface Ctx {
+  root: string;
+  paths: PlanningPaths;
+  clock: Clock;
+  ids: Ids;
+  tokenizer: Tokenizer;
+  /** Environment variables the core may consult (thresholds, URLs); never process.env directly. */
+  env: Record<string, string | undefined>;
+}
+
+export function makeCtx(root: string, opts: Partial<Omit<Ctx, 'root' | 'paths'>> = {}): Ctx {
+  return {
+    root,
+    paths: planningPaths(root),
+    clock: opts.clock ?? systemClock,
+    ids: opts.ids ?? randomIds,
+    tokenizer: opts.tokenizer ?? o200kTokenizer,
+    env: opts.env ?? {},
+  };
+}

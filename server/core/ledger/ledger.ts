@@ -1,0 +1,178 @@
+/**
+ * Mechanism 6, the token ledger: one JSON line per message or spawn in ledger.jsonl, v1 baselines
+ * in baselines.json, and the measured delta computed from them; no percentage is ever hard-coded.
+ *
+ * Every line says where its number came from: `source: "tokenizer"` (counted here, with the
+ * tokenizer named) or `source: "reported"` (given by the caller, e.g. a provider's usage figure).
+ */
+import type { Ctx } from '../context.js';
+import { HeimdallError } from '../errors.js';
+import { logAction } from '../log/protocolLog.js';
+import { appendLine, readLines } from '../planning/fsx.js';
+import { checkName } from '../planning/ids.js';
+import { isNonNegInt, readVersionedMap, updateVersionedMap } from '../planning/state.js';
+import { isoSeconds } from '../ports.js';
+
+export interface LedgerEntry {
+  ts: string;
+  role: string;
+  kind: string;
+  tokens: number;
+  msg_id: string;
+  source: 'tokenizer' | 'reported';
+  /** Set when source is "tokenizer". */
+  tokenizer?: string;
+  /** Optional run id, so one demo or bench run can be reported on its own. */
+  run?: string;
+}
+
+export interface LogInput {
+  role: string;
+  kind: string;
+  msgId: string;
+  tokens?: number;
+  /** Counted with the tokenizer when `tokens` is absent. */
+  text?: string;
+  run?: string;
+}
+
+export function logTokens(ctx: Ctx, input: LogInput): LedgerEntry {
+  checkName('role', input.role);
+  checkName('kind', input.kind);
+  checkName('msg', input.msgId);
+  if (input.run !== undefined) checkName('run', input.run);
+  let entry: LedgerEntry;
+  if (input.tokens !== undefined) {
+    if (!isNonNegInt(input.tokens)) throw new HeimdallError('usage', `--tokens must be a non-negative integer, got ${input.tokens}`);
+    entry = { ts: isoSeconds(ctx.clock.now()), role: input.role, kind: input.kind, tokens: input.tokens, msg_id: input.msgId, source: 'reported' };
+  } else {
+    if (input.text === undefined) throw new HeimdallError('usage', 'give --tokens N, or the text to count on stdin or with --text-file');
+    entry = {
+      ts: isoSeconds(ctx.clock.now()),
+      role: input.role,
+      kind: input.kind,
+      tokens: ctx.tokenizer.count(input.text),
+      msg_id: input.msgId,
+      source: 'tokenizer',
+      tokenizer: ctx.tokenizer.name,
+    };
+  }
+  if (input.run) entry.run = input.run;
+  appendLine(ctx.paths.ledger, JSON.stringify(entry));
+  logAction(ctx, 'ledger', 'log', `${entry.role}/${entry.kind}=${entry.tokens}`);
+  return entry;
+}
+
+export interface LedgerRead {
+  entries: LedgerEntry[];
+  /** A cut-short last line (a writer died mid-line): reported, not fatal. */
+  tornLine?: number;
+}
+
+function isEntry(v: unknown): v is LedgerEntry {
+  const e = v as LedgerEntry;
+  return typeof e === 'object' && e !== null && typeof e.role === 'string' && typeof e.kind === 'string' && isNonNegInt(e.tokens);
+}
+
+export function readLedger(ctx: Ctx): LedgerRead {
+  const { lines, torn } = readLines(ctx.paths.ledger);
+  const entries: LedgerEntry[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      throw new HeimdallError('environment', `${ctx.paths.ledger}:${i + 1} is not valid JSON; expected one object per line like {"role":"orchestration","kind":"delta_brief","tokens":3300,"msg_id":"b1"}. The file was left untouched.`);
+    }
+    if (!isEntry(v)) {
+      throw new HeimdallError('environment', `${ctx.paths.ledger}:${i + 1}: expected "role", "kind" (strings) and "tokens" (a non-negative integer). The file was left untouched.`);
+    }
+    entries.push(v);
+  });
+  return torn ? { entries, tornLine: torn.lineNumber } : { entries };
+}
+
+export function readBaselines(ctx: Ctx): Record<string, number> {
+  return readVersionedMap(ctx.paths.baselines, 'baselines', isNonNegInt, 'non-negative integer token counts');
+}
+
+export function setBaseline(ctx: Ctx, role: string, tokens: number): void {
+  checkName('role', role);
+  if (!isNonNegInt(tokens)) throw new HeimdallError('usage', `--tokens must be a non-negative integer, got ${tokens}`);
+  updateVersionedMap(ctx.paths.baselines, 'baselines', isNonNegInt, 'non-negative integer token counts', (m) => {
+    m[role] = tokens;
+  });
+  logAction(ctx, 'ledger', 'baseline', `${role}=${tokens}`);
+}
+
+export interface Delta {
+  role: string;
+  baseline: number;
+  measured: number;
+  /** Rounded percentage change from baseline to measured (negative is a saving). */
+  pct: number;
+  line: string;
+  tokenizer: string;
+  tornLine?: number;
+}
+
+export function formatPct(pct: number): string {
+  const r = Math.round(pct);
+  return `${r > 0 ? '+' : r < 0 ? '-' : ''}${Math.abs(r)}%`;
+}
+
+/** `orchestration: 41000 -> 11250 tokens (v1 baseline -> measured; -73%)` */
+export function computeDelta(ctx: Ctx, role: string, opts: { run?: string } = {}): Delta {
+  checkName('role', role);
+  const baseline = readBaselines(ctx)[role];
+  if (baseline === undefined) {
+    throw new HeimdallError('not_found', `no baseline for role ${role}; record one with: heimdall-ledger baseline --role ${role} --tokens N`);
+  }
+  const { entries, tornLine } = readLedger(ctx);
+  const measured = entries.filter((e) => e.role === role && (opts.run === undefined || e.run === opts.run)).reduce((s, e) => s + e.tokens, 0);
+  const pct = baseline === 0 ? 0 : ((measured - baseline) / baseline) * 100;
+  const line = `${role}: ${baseline} -> ${measured} tokens (v1 baseline -> measured; ${formatPct(pct)})`;
+  return { role, baseline, measured, pct: Math.round(pct), line, tokenizer: ctx.tokenizer.name, ...(tornLine ? { tornLine } : {}) };
+}
+
+export interface RoleReport {
+  role: string;
+  entries: number;
+  tokens: number;
+  counted_tokens: number;
+  reported_tokens: number;
+  baseline?: number;
+  pct?: number;
+}
+
+export interface LedgerReport {
+  roles: RoleReport[];
+  total_tokens: number;
+  tokenizer: string;
+  tornLine?: number;
+}
+
+/** Per-role totals, with the baseline and change where a baseline exists. */
+export function report(ctx: Ctx, opts: { run?: string } = {}): LedgerReport {
+  const { entries, tornLine } = readLedger(ctx);
+  const baselines = readBaselines(ctx);
+  const byRole = new Map<string, RoleReport>();
+  for (const e of entries) {
+    if (opts.run !== undefined && e.run !== opts.run) continue;
+    const r = byRole.get(e.role) ?? { role: e.role, entries: 0, tokens: 0, counted_tokens: 0, reported_tokens: 0 };
+    r.entries++;
+    r.tokens += e.tokens;
+    if (e.source === 'tokenizer') r.counted_tokens += e.tokens;
+    else r.reported_tokens += e.tokens;
+    byRole.set(e.role, r);
+  }
+  for (const [role, b] of Object.entries(baselines)) {
+    const r = byRole.get(role) ?? { role, entries: 0, tokens: 0, counted_tokens: 0, reported_tokens: 0 };
+    r.baseline = b;
+    r.pct = b === 0 ? 0 : Math.round(((r.tokens - b) / b) * 100);
+    byRole.set(role, r);
+  }
+  const roles = [...byRole.values()].sort((a, b) => a.role.localeCompare(b.role));
+  return { roles, total_tokens: roles.reduce((s, r) => s + r.tokens, 0), tokenizer: ctx.tokenizer.name, ...(tornLine ? { tornLine } : {}) };
+}
