@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { tmpCtx } from '../../testing/fixtures.js';
+import { initPlanning } from '../planning/init.js';
+import { formatLogLine, logAction } from './protocolLog.js';
+import { logFacets, queryLog } from './query.js';
+
+function ctxWithLog(lines: [string, string, string][]) {
+  const ctx = tmpCtx();
+  initPlanning(ctx);
+  fs.writeFileSync(ctx.paths.protocolLog, lines.map(([m, a, d], i) => `${formatLogLine(`2026-06-11T12:00:${String(i % 60).padStart(2, '0')}Z`, m, a, d)}\n`).join(''));
+  return ctx;
+}
+
+describe('queryLog', () => {
+  it('pages newest first and reports totals', () => {
+    const ctx = ctxWithLog(Array.from({ length: 250 }, (_, i) => ['resolve', 'set', `F${i}=x`] as [string, string, string]));
+    const p1 = queryLog(ctx, { limit: 100 });
+    expect(p1.total).toBe(250);
+    expect(p1.matched).toBe(250);
+    expect(p1.entries).toHaveLength(100);
+    expect(p1.entries[0]).toMatchObject({ line: 250, detail: 'F249=x' });
+    const p3 = queryLog(ctx, { limit: 100, offset: 200 });
+    expect(p3.entries.map((e) => e.line)).toEqual(Array.from({ length: 50 }, (_, i) => 50 - i));
+  });
+
+  it('filters by mechanism, action and case-insensitive text', () => {
+    const ctx = ctxWithLog([
+      ['resolve', 'set', 'F1=src/a.ts'],
+      ['blackboard', 'set', 'port=5173'],
+      ['resolve', 'delete', 'F1'],
+      ['capsule', 'write', 'W2 depends=w1'],
+    ]);
+    expect(queryLog(ctx, { mechanism: 'resolve' }).entries.map((e) => e.line)).toEqual([3, 1]);
+    expect(queryLog(ctx, { action: 'set' }).entries.map((e) => e.line)).toEqual([2, 1]);
+    expect(queryLog(ctx, { mechanism: 'resolve', action: 'set' }).matched).toBe(1);
+    expect(queryLog(ctx, { text: 'w2 DEPENDS' }).entries.map((e) => e.line)).toEqual([4]);
+    expect(queryLog(ctx, { text: 'nothing like this' })).toMatchObject({ matched: 0, entries: [] });
+  });
+
+  it('picks up appended lines incrementally and keeps a pinned upTo stable', () => {
+    const ctx = ctxWithLog([['resolve', 'set', 'a=1']]);
+    const first = queryLog(ctx, { mechanism: 'resolve' });
+    expect(first.matched).toBe(1);
+    logAction(ctx, 'resolve', 'set', 'b=2');
+    logAction(ctx, 'blackboard', 'set', 'c=3');
+    const now = queryLog(ctx, { mechanism: 'resolve' });
+    expect(now).toMatchObject({ total: 3, matched: 2 });
+    expect(now.entries[0]?.detail).toBe('b=2');
+    const pinned = queryLog(ctx, { mechanism: 'resolve', upTo: first.total });
+    expect(pinned).toMatchObject({ total: 3, upTo: 1, matched: 1 });
+  });
+
+  it('reports a torn last line without indexing it, then reads it once complete', () => {
+    const ctx = ctxWithLog([['resolve', 'set', 'a=1']]);
+    fs.appendFileSync(ctx.paths.protocolLog, '2026-06-11T12:00:09Z\tresolve\tse');
+    const torn = queryLog(ctx);
+    expect(torn).toMatchObject({ total: 1, tornLine: 2 });
+    fs.appendFileSync(ctx.paths.protocolLog, 't\tb=2\n');
+    const whole = queryLog(ctx);
+    expect(whole.tornLine).toBeUndefined();
+    expect(whole.entries[0]).toMatchObject({ line: 2, action: 'set', detail: 'b=2' });
+  });
+
+  it('re-reads a file that was replaced rather than appended to', () => {
+    const ctx = ctxWithLog([['resolve', 'set', 'a=1'], ['resolve', 'set', 'b=2']]);
+    expect(queryLog(ctx).total).toBe(2);
+    fs.writeFileSync(ctx.paths.protocolLog, `${formatLogLine('2026-06-11T12:00:00Z', 'gate', 'check', 'ok')}\n`);
+    const p = queryLog(ctx);
+    expect(p.total).toBe(1);
+    expect(p.entries[0]).toMatchObject({ mechanism: 'gate', detail: 'ok' });
+  });
+
+  it('unescapes tabs and newlines inside fields and keeps markup as text', () => {
+    const ctx = ctxWithLog([['resolve', 'set', 'x=<script>alert(1)</script>\tand\na newline']]);
+    expect(queryLog(ctx).entries[0]?.detail).toBe('x=<script>alert(1)</script>\tand\na newline');
+  });
+
+  it('refuses out-of-range paging with a usage error', () => {
+    const ctx = ctxWithLog([['resolve', 'set', 'a=1']]);
+    expect(() => queryLog(ctx, { limit: 0 })).toThrow(/limit must be an integer from 1 to 1000/);
+    expect(() => queryLog(ctx, { offset: -1 })).toThrow(/offset/);
+  });
+
+  it('an absent log is an empty page', () => {
+    const ctx = tmpCtx();
+    expect(queryLog(ctx)).toMatchObject({ total: 0, matched: 0, entries: [] });
+  });
+});
+
+describe('logFacets', () => {
+  it('counts mechanisms and actions', () => {
+    const ctx = ctxWithLog([
+      ['resolve', 'set', 'a'],
+      ['resolve', 'set', 'b'],
+      ['blackboard', 'delete', 'c'],
+    ]);
+    const f = logFacets(ctx);
+    expect(f.mechanisms).toEqual([
+      { value: 'blackboard', count: 1 },
+      { value: 'resolve', count: 2 },
+    ]);
+    expect(f.actions).toContainEqual({ mechanism: 'resolve', value: 'set', count: 2 });
+    expect(f.total).toBe(3);
+  });
+});
