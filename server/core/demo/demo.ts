@@ -138,11 +138,11 @@ export function runDemo(ctx: Ctx, opts: { fixture?: string; run?: string } = {})
     return { label: `v2 brief ${t.task}`, text: b.text, tokens: b.tokens };
   });
   const v2Results = wave.tasks.map((t) => {
-    const msg = { type: 'task_result', from: t.role ?? 'coder', msg_id: `${run}-result-${t.task}`, task: t.task, ...t.result };
+    const msg = { type: 'task_result', from: t.role ?? 'coder', msg_id: `r${t.task}`, task: t.task, ...t.result };
     const v = validateMessage(msg);
     if (!v.valid) throw new HeimdallError('invalid', `fixture result for task ${t.task} is not a valid task_result: ${v.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
     const text = JSON.stringify(msg);
-    const e = logTokens(ctx, { role: 'orchestration', kind: 'task_result', msgId: msg.msg_id, text, run });
+    const e = logTokens(ctx, { role: 'orchestration', kind: 'task_result', msgId: `${run}-result-${t.task}`, text, run });
     return { label: `v2 result ${t.task}`, text, tokens: e.tokens };
   });
   const v2Total = symbolTable.tokens + [...v2Briefs, ...v2Results].reduce((s, x) => s + x.tokens, 0);
