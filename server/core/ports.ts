@@ -1,7 +1,6 @@
 /**
  * Ports: time, ids and token counting reach the core as parameters so tests are deterministic.
  */
-import { randomBytes } from 'node:crypto';
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -38,7 +37,9 @@ export function fixedClock(startMs: number): Clock & { set(ms: number): void; ad
 export const randomIds: Ids = {
   next(prefix = '') {
     const time = Date.now().toString(36).padStart(9, '0');
-    return `${prefix}${time}${randomBytes(6).toString('hex')}`;
+    // globalThis.crypto needs no module load, which keeps CLI start-up cheap.
+    const bytes = globalThis.crypto.getRandomValues(new Uint8Array(6));
+    return `${prefix}${time}${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
   },
 };
 

@@ -1,0 +1,34 @@
+// Architecture boundaries, checked by a tool (house style rule 8). Run: npx depcruise server app components
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-pure',
+      comment: 'server/core imports nothing from next, @trpc, @prisma, React or the transports/adapters.',
+      severity: 'error',
+      from: { path: '^server/core/' },
+      to: { path: ['node_modules/(next|@trpc|@prisma|react|react-dom|@nats-io|better-sqlite3|pg)/', '^server/(cli|mcp|trpc|stream|db)/', '^(app|components)/', '^generated/'] },
+    },
+    {
+      name: 'core-does-not-import-runtime',
+      comment: 'The composition root builds the core, never the other way round.',
+      severity: 'error',
+      from: { path: '^server/core/' },
+      to: { path: '^server/runtime\\.ts$' },
+    },
+    {
+      name: 'client-imports-no-server-code',
+      comment: 'Browser code imports server code only as types (import type { AppRouter }).',
+      severity: 'error',
+      from: { path: '^(components)/' },
+      to: { path: '^server/', dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|\\.next|generated)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

@@ -1,0 +1,42 @@
+/**
+ * The Heimdall core: the protocol, implemented once. Transports (CLI, MCP, tRPC) import from here.
+ * Each concept lives in its own folder; this file lists the public surface explicitly.
+ */
+
+/** One error type with a code; each transport maps codes once (exit code, MCP isError, TRPCError). */
+export { HeimdallError, EXIT_CODES, isHeimdallError, type ErrorCode } from './errors.js';
+/** Ports for time, ids and token counting, so tests are deterministic. */
+export { type Clock, type Ids, type Tokenizer, systemClock, fixedClock, randomIds, sequentialIds, isoSeconds } from './ports.js';
+/** The context every core call takes: planning root, paths and ports. */
+export { type Ctx, makeCtx } from './context.js';
+/** The default tokenizer (o200k_base), loaded on first use. */
+export { o200kTokenizer, DEFAULT_TOKENIZER_NAME } from './tokens/tokenizer.js';
+
+/** The .planning layout, version stamps, init, and the storage guarantees (locks, atomic writes). */
+export { planningPaths, resolvePlanningRoot, type PlanningPaths } from './planning/paths.js';
+export { PROTOCOL_VERSION, checkStateVersion } from './planning/version.js';
+export { initPlanning, type InitResult } from './planning/init.js';
+export { withLock, atomicWrite, appendLine, readLines, readJsonFile } from './planning/fsx.js';
+export { checkName, checkValue, NAME_PATTERN } from './planning/ids.js';
+export { escapeField, unescapeField } from './planning/escape.js';
+
+/** protocol.log: one tab-separated line per action. */
+export { logAction, tailLog, parseLogLine, formatLogLine, type LogEntry, type LogTail } from './log/protocolLog.js';
+
+/** Mechanism 1: typed messages (one draft-07 schema, ajv, on-receipt retry/escalate). */
+export { MESSAGE_SCHEMA, MESSAGE_TYPES, validateMessage, validateMessageText, validateAndLog, onReceipt, type ReceiptOutcome } from './messages/validate.js';
+export { compileValidator, type ValidationResult, type ValidationError, type Validator } from './messages/ajv.js';
+/** Mechanism 2: the symbol table. */
+export { readSymbols, setSymbol, setSymbols, getSymbol, reverseSymbol, deleteSymbol } from './symbols/symbols.js';
+/** Mechanism 3: context capsules (10-line cap, dependency-only hydration). */
+export { writeCapsule, readCapsule, hydrate, closure, listCapsuleIds, renderCapsule, parseCapsule, MAX_CAPSULE_LINES, type Capsule, type CapsuleInput } from './capsules/capsules.js';
+/** Mechanism 4: delta briefs. */
+export { buildBrief, renderBrief, type Brief, type BriefInput } from './briefs/briefs.js';
+/** Mechanism 5: the blackboard. */
+export { readFacts, setFact, getFact, deleteFact } from './blackboard/blackboard.js';
+/** Mechanism 6: the token ledger. */
+export { logTokens, readLedger, readBaselines, setBaseline, computeDelta, report, formatPct, type LedgerEntry, type Delta, type LedgerReport } from './ledger/ledger.js';
+/** The gate adapter: report.json -> reference-only gate_report. */
+export { gateToMessage, type GateMessage } from './gate/gate.js';
+/** The measured demo. */
+export { runDemo, loadWave, defaultFixtureDir, type DemoResult } from './demo/demo.js';
