@@ -1,0 +1,559 @@
+/**
+ * Reading GSD planning files: PLAN.md and SUMMARY.md frontmatter and bodies, in every shape the
+ * workflow has produced over its versions (three YAML list styles, quoted or bare numbers, hyphen
+ * and underscore key spellings, nested `dependency_graph`, missing frontmatter, CRLF, a BOM,
+ * Markdown-heading plans without XML blocks). Everything here is pure: text in, records out. A
+ * malformed file never throws; what could not be read is returned as an `issue` for the report.
+ */
+import { parseDocument } from 'yaml';
+
+/** LF line ends, no BOM: every parser below sees the same text whatever the editor wrote. */
+export function normalizeText(text: string): string {
+  return text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+}
+
+export interface Frontmatter {
+  /** Parsed mapping (empty when absent or unreadable). */
+  data: Record<string, unknown>;
+  /** Text after the frontmatter (the whole text when there is none). */
+  body: string;
+  present: boolean;
+  /** Set when a frontmatter block exists but is not valid YAML (a line-based fallback was used). */
+  error?: string;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Split `---` frontmatter from the body. Leading blank lines are tolerated; the block closes with
+ * `---` or `...`. Invalid YAML falls back to a line-based reading of top-level `key: value` pairs
+ * and `- item` lists, so one stray colon does not lose a plan's wave and dependencies.
+ */
+export function splitFrontmatter(raw: string): Frontmatter {
+  const text = normalizeText(raw);
+  const lines = text.split('\n');
+  let start = 0;
+  while (start < lines.length && lines[start]?.trim() === '') start++;
+  if (lines[start]?.trim() !== '---') return { data: {}, body: text, present: false };
+  let end = -1;
+  for (let i = start + 1; i < lines.length; i++) {
+    const l = lines[i]?.trimEnd();
+    if (l === '---' || l === '...') {
+      end = i;
+      break;
+    }
+  }
+  if (end === -1) return { data: {}, body: text, present: false, error: 'frontmatter opened with --- but never closed' };
+  const yamlText = lines.slice(start + 1, end).join('\n');
+  const body = lines.slice(end + 1).join('\n');
+  try {
+    const doc = parseDocument(yamlText, { uniqueKeys: false, prettyErrors: false });
+    if (doc.errors.length === 0) {
+      const js: unknown = doc.toJS({ maxAliasCount: 100 });
+      if (js === null || js === undefined) return { data: {}, body, present: true };
+      if (isRecord(js)) return { data: js, body, present: true };
+      return { data: {}, body, present: true, error: 'frontmatter is not a key: value mapping' };
+    }
+    return { data: lenientYaml(yamlText), body, present: true, error: firstLine(doc.errors[0]?.message ?? 'invalid YAML') };
+  } catch (e) {
+    return { data: lenientYaml(yamlText), body, present: true, error: firstLine((e as Error).message) };
+  }
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}
+
+function unquote(s: string): string {
+  const t = s.trim();
+  if (t.length >= 2 && ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'")))) return t.slice(1, -1);
+  return t;
+}
+
+/** Top-level scalars, flow lists and block lists only: enough for phase, plan, wave, depends_on, lists. */
+function lenientYaml(text: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let key: string | undefined;
+  for (const line of text.split('\n')) {
+    const top = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
+    if (top) {
+      key = top[1] as string;
+      const v = (top[2] as string).replace(/\s+#.*$/, '').trim();
+      if (v === '') out[key] = [];
+      else if (v.startsWith('[') && v.endsWith(']')) {
+        out[key] = v
+          .slice(1, -1)
+          .split(',')
+          .map(unquote)
+          .filter((s) => s !== '');
+      } else out[key] = unquote(v);
+      continue;
+    }
+    const item = /^\s+-\s+(.*)$/.exec(line);
+    if (item && key && Array.isArray(out[key])) (out[key] as unknown[]).push(unquote(item[1] as string));
+  }
+  return out;
+}
+
+/** Look a key up under its hyphen, underscore and camel spellings (`key-files`, `key_files`, `keyFiles`). */
+export function pick(data: Record<string, unknown> | undefined, ...names: string[]): unknown {
+  if (!data) return undefined;
+  const want = new Set(names.map(canonicalKey));
+  for (const [k, v] of Object.entries(data)) if (want.has(canonicalKey(k))) return v;
+  return undefined;
+}
+
+function canonicalKey(k: string): string {
+  return k.toLowerCase().replace(/[-_\s]/g, '');
+}
+
+/** One line of printable text: what a symbol value or a capsule field may hold. */
+export function oneLine(value: string, max = 4000): string {
+  // eslint-disable-next-line no-control-regex
+  const s = value.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return s.length > max ? `${s.slice(0, max - 1).trimEnd()}…` : s;
+}
+
+/** Render any YAML value as one short line (objects as `k: v; k: v`). */
+export function scalarText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return v.map(scalarText).filter(Boolean).join(', ');
+  if (isRecord(v)) {
+    return Object.entries(v)
+      .map(([k, x]) => `${k}: ${scalarText(x)}`)
+      .join('; ');
+  }
+  return String(v);
+}
+
+/**
+ * A list in any of YAML's shapes (block, flow, a single scalar) or a comma-separated string, as
+ * trimmed strings; nulls and empty items are dropped.
+ */
+export function asList(v: unknown): string[] {
+  if (v === null || v === undefined || v === '') return [];
+  if (Array.isArray(v)) return v.flatMap((x) => (Array.isArray(x) ? asList(x) : [scalarText(x).trim()])).filter((s) => s !== '');
+  if (typeof v === 'string') {
+    const t = v.trim();
+    if (t.startsWith('[') && t.endsWith(']')) return asList(t.slice(1, -1));
+    return t
+      .split(/[,\n]/)
+      .map(unquote)
+      .filter((s) => s !== '');
+  }
+  if (isRecord(v)) return Object.values(v).flatMap(asList);
+  return [scalarText(v)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan ids
+
+/** A plan reference as numbers: phase "02.1" and plan "3" compare equal to "2.1" and "03". */
+export interface PlanRef {
+  phase: string;
+  plan: string;
+}
+
+function numKey(s: string): string {
+  return s
+    .split('.')
+    .map((p) => String(Number.parseInt(p, 10)))
+    .join('.');
+}
+
+/** Canonical key of a phase/plan pair, insensitive to zero padding. */
+export function refKey(r: PlanRef): string {
+  return `${numKey(r.phase)}-${numKey(r.plan)}`;
+}
+
+const PLAN_FILE = /^(\d+(?:\.\d+)*)-(\d+)(?:-[A-Za-z0-9_.-]+?)?-PLAN\.md$/i;
+const SUMMARY_FILE = /^(\d+(?:\.\d+)*)-(\d+)(?:-[A-Za-z0-9_.-]+?)?-SUMMARY\.md$/i;
+
+/** `01-02-PLAN.md` -> {phase "01", plan "02"}; anything else (PAPER_TRADING_PLAN.md) -> undefined. */
+export function planFileRef(name: string): PlanRef | undefined {
+  const m = PLAN_FILE.exec(name);
+  return m ? { phase: m[1] as string, plan: m[2] as string } : undefined;
+}
+
+export function summaryFileRef(name: string): PlanRef | undefined {
+  const m = SUMMARY_FILE.exec(name);
+  return m ? { phase: m[1] as string, plan: m[2] as string } : undefined;
+}
+
+/**
+ * Read one `depends_on` entry: "01-01", 1-1, "01-01-PLAN.md", "Plan 01-01", "phase 1 plan 2", or a
+ * bare plan number ("01", 2) meaning a plan of the same phase. Undefined when nothing fits.
+ */
+export function parseDependency(entry: string, samePhase: string): PlanRef | undefined {
+  const s = entry.trim();
+  const pair = /(\d+(?:\.\d+)*)\D{1,12}?(\d+)/.exec(s);
+  if (pair && !/^\d+$/.test(s)) return { phase: pair[1] as string, plan: pair[2] as string };
+  const bare = /^(?:plan\s*)?(\d+)$/i.exec(s);
+  if (bare) return { phase: samePhase, plan: bare[1] as string };
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies: XML-ish blocks and Markdown sections
+
+/** Content of the first `<tag ...>...</tag>` block (opening tag at a line start), or undefined. */
+export function xmlBlock(body: string, tag: string): string | undefined {
+  const open = new RegExp(`^[ \\t]*<${tag}(?:\\s[^>]*)?>`, 'im').exec(body);
+  if (!open) return undefined;
+  const from = open.index + open[0].length;
+  const close = body.toLowerCase().indexOf(`</${tag.toLowerCase()}>`, from);
+  return close === -1 ? body.slice(from) : body.slice(from, close);
+}
+
+/** Remove every `<tag>...</tag>` block (opening tag at a line start), tags included. */
+export function stripXmlBlock(body: string, tag: string): string {
+  let out = body;
+  for (let guard = 0; guard < 50; guard++) {
+    const open = new RegExp(`^[ \\t]*<${tag}(?:\\s[^>]*)?>`, 'im').exec(out);
+    if (!open) break;
+    const close = out.toLowerCase().indexOf(`</${tag.toLowerCase()}>`, open.index + open[0].length);
+    const end = close === -1 ? out.length : close + tag.length + 3;
+    out = out.slice(0, open.index) + out.slice(end);
+  }
+  return out;
+}
+
+/** Every `<task ...>...</task>` element, and every `<feature>` element of GSD's TDD plans, in order. */
+export function taskElements(body: string): string[] {
+  const out: { at: number; text: string }[] = [];
+  for (const tag of ['task', 'feature']) {
+    const re = new RegExp(`<${tag}(?:\\s[^>]*)?>[\\s\\S]*?</${tag}>`, 'gi');
+    for (const m of body.matchAll(re)) out.push({ at: m.index ?? 0, text: m[0] });
+  }
+  return out.sort((a, b) => a.at - b.at).map((x) => x.text);
+}
+
+/** The Markdown section under the first heading whose title matches (up to the next heading of the same or a higher level). */
+export function mdSection(body: string, title: RegExp): string | undefined {
+  const lines = body.split('\n');
+  let fence = false;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i] as string;
+    if (/^\s*(```|~~~)/.test(l)) fence = !fence;
+    if (fence) continue;
+    const h = /^(#{1,6})\s+(.*)$/.exec(l);
+    if (!h || !title.test((h[2] as string).trim())) continue;
+    const level = (h[1] as string).length;
+    let j = i + 1;
+    let f2 = false;
+    for (; j < lines.length; j++) {
+      const x = lines[j] as string;
+      if (/^\s*(```|~~~)/.test(x)) f2 = !f2;
+      if (f2) continue;
+      const h2 = /^(#{1,6})\s/.exec(x);
+      if (h2 && (h2[1] as string).length <= level) break;
+    }
+    return lines.slice(i, j).join('\n');
+  }
+  return undefined;
+}
+
+/**
+ * An `@path` reference as GSD writes them in `<context>`: on its own line (optionally bulleted,
+ * optionally followed by a note), or an `@.planning/...` anywhere in a sentence. Lines inside code
+ * fences are ignored (a Python decorator is not a reference). Returns the paths, in order.
+ */
+export function contextRefs(block: string): { refs: string[]; refLines: Set<number> } {
+  const refs: string[] = [];
+  const refLines = new Set<number>();
+  const lines = block.split('\n');
+  let fence = false;
+  lines.forEach((line, i) => {
+    if (/^\s*(```|~~~)/.test(line)) {
+      fence = !fence;
+      return;
+    }
+    if (fence) return;
+    const own = /^\s*(?:[-*]\s+)?@([^\s`'"<>()[\],]+)(?:\s.*)?$/.exec(line);
+    if (own && isPathLike(own[1] as string)) {
+      refs.push(cleanRef(own[1] as string));
+      refLines.add(i);
+      return;
+    }
+    for (const m of line.matchAll(/(?:^|[\s(`'"])@((?:\.\/)?\.planning\/[^\s`'"<>()[\],]+)/g)) refs.push(cleanRef(m[1] as string));
+  });
+  return { refs, refLines };
+}
+
+function cleanRef(s: string): string {
+  return s.replace(/[.:;]+$/, '').replace(/^\.\//, '');
+}
+
+/** Looks like a file path: has a slash, or ends in an extension. */
+export function isPathLike(s: string): boolean {
+  if (!s || /\s/.test(s) || /^[a-z]+:\/\//i.test(s)) return false;
+  return s.includes('/') || /\.[A-Za-z0-9]{1,8}$/.test(s);
+}
+
+/** Normalize a path as plans write it: no backticks or quotes, no ./ prefix, no "(new)" note. */
+export function cleanPath(raw: string): string | undefined {
+  let s = raw.trim().replace(/^[`'"]+|[`'"]+$/g, '');
+  s = s.replace(/\s+\((?:new|created|modified|updated|deleted|optional)[^)]*\)$/i, '');
+  s = s.replace(/\s+[-—–]\s+.*$/, '');
+  s = s.replace(/^\.\//, '').trim();
+  if (!s || s.length > 400 || /\s/.test(s) || !isPathLike(s) || /[<>|*]/.test(s)) return undefined;
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PLAN.md
+
+export interface MustHaveArtifact {
+  path?: string;
+  /** The other keys (provides, exports, min_lines, contains, ...), as one line each. */
+  fields: [string, string][];
+}
+
+export interface MustHaveLink {
+  from?: string;
+  to?: string;
+  fields: [string, string][];
+}
+
+export interface ParsedPlan {
+  frontmatter: Frontmatter;
+  phase?: string;
+  plan?: string;
+  wave?: number;
+  type?: string;
+  autonomous?: boolean;
+  dependsOn: string[];
+  filesModified: string[];
+  requirements: string[];
+  truths: string[];
+  artifacts: MustHaveArtifact[];
+  keyLinks: MustHaveLink[];
+  /** Frontmatter keys not modelled above (user_setup, gap_closure, ...) with their values. */
+  extra: [string, unknown][];
+  /** must_haves keys other than truths/artifacts/key_links. */
+  mustExtra: [string, unknown][];
+  hasContextBlock: boolean;
+  /** `@` references of the context block (or of a "## Context" section when there is no block). */
+  contextRefs: string[];
+  /** Paths in tasks' `<files>` and `<read_first>` elements. */
+  taskPaths: string[];
+  /** `<objective>` (or an Objective/Goal section) and `<tasks>` (or the task elements / a Tasks section). */
+  objective?: string;
+  tasks?: string;
+  title?: string;
+}
+
+const KNOWN_PLAN_KEYS = new Set(['phase', 'plan', 'wave', 'type', 'autonomous', 'dependson', 'depends', 'filesmodified', 'files', 'requirements', 'musthaves']);
+
+function toInt(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v;
+  if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) return Number.parseInt(v, 10);
+  return undefined;
+}
+
+function fieldsOf(obj: Record<string, unknown>, skip: string[]): [string, string][] {
+  return Object.entries(obj)
+    .filter(([k]) => !skip.includes(k))
+    .map(([k, v]) => [k, oneLine(scalarText(v), 600)] as [string, string])
+    .filter(([, v]) => v !== '');
+}
+
+function readMustHaves(v: unknown, out: ParsedPlan): void {
+  if (v === null || v === undefined) return;
+  if (Array.isArray(v) || typeof v === 'string') {
+    out.truths.push(...asList(v).map((t) => oneLine(t)));
+    return;
+  }
+  if (!isRecord(v)) return;
+  for (const [k, x] of Object.entries(v)) {
+    const ck = canonicalKey(k);
+    if (ck === 'truths') out.truths.push(...asList(x).map((t) => oneLine(t)).filter(Boolean));
+    else if (ck === 'artifacts') {
+      for (const a of Array.isArray(x) ? x : x ? [x] : []) {
+        if (isRecord(a)) out.artifacts.push({ path: cleanPath(scalarText(a.path)), fields: fieldsOf(a, ['path']) });
+        else if (typeof a === 'string') out.artifacts.push({ path: cleanPath(a), fields: cleanPath(a) ? [] : [['note', oneLine(a)]] });
+      }
+    } else if (ck === 'keylinks') {
+      for (const l of Array.isArray(x) ? x : x ? [x] : []) {
+        if (isRecord(l)) out.keyLinks.push({ from: scalarText(l.from).trim() || undefined, to: scalarText(l.to).trim() || undefined, fields: fieldsOf(l, ['from', 'to']) });
+        else if (typeof l === 'string') out.keyLinks.push({ fields: [['link', oneLine(l)]] });
+      }
+    } else out.mustExtra.push([k, x]);
+  }
+}
+
+/** Paths listed in one `<files>` or `<read_first>` element: comma, newline or bullet separated. */
+function listedPaths(text: string): string[] {
+  return text
+    .split(/[,\n]/)
+    .map((s) => s.replace(/^\s*[-*]\s+/, ''))
+    .map((s) => cleanPath(s))
+    .filter((s): s is string => s !== undefined);
+}
+
+export function parsePlan(raw: string): ParsedPlan {
+  const fm = splitFrontmatter(raw);
+  const d = fm.data;
+  const out: ParsedPlan = {
+    frontmatter: fm,
+    dependsOn: [],
+    filesModified: [],
+    requirements: [],
+    truths: [],
+    artifacts: [],
+    keyLinks: [],
+    extra: [],
+    mustExtra: [],
+    hasContextBlock: false,
+    contextRefs: [],
+    taskPaths: [],
+  };
+  const phase = scalarText(pick(d, 'phase')).trim();
+  if (phase) out.phase = phase;
+  const plan = scalarText(pick(d, 'plan')).trim();
+  if (plan) out.plan = plan;
+  out.wave = toInt(pick(d, 'wave'));
+  const type = scalarText(pick(d, 'type')).trim();
+  if (type) out.type = type;
+  const auto = pick(d, 'autonomous');
+  if (typeof auto === 'boolean') out.autonomous = auto;
+  else if (typeof auto === 'string' && /^(true|false)$/i.test(auto.trim())) out.autonomous = auto.trim().toLowerCase() === 'true';
+  out.dependsOn = asList(pick(d, 'depends_on', 'depends'));
+  out.filesModified = [...new Set(asList(pick(d, 'files_modified', 'files')).map(cleanPath).filter((s): s is string => !!s))];
+  out.requirements = [...new Set(asList(pick(d, 'requirements')).map((r) => oneLine(r, 200)).filter(Boolean))];
+  readMustHaves(pick(d, 'must_haves'), out);
+  for (const [k, v] of Object.entries(d)) if (!KNOWN_PLAN_KEYS.has(canonicalKey(k))) out.extra.push([k, v]);
+
+  const body = fm.body;
+  const ctxBlock = xmlBlock(body, 'context');
+  out.hasContextBlock = ctxBlock !== undefined;
+  const ctxText = ctxBlock ?? mdSection(body, /^context\b/i);
+  if (ctxText !== undefined) out.contextRefs = [...new Set(contextRefs(ctxText).refs)];
+
+  const tasksBlock = xmlBlock(body, 'tasks');
+  const elements = taskElements(body);
+  out.tasks = tasksBlock ?? (elements.length ? elements.join('\n\n') : mdSection(body, /^tasks?\b/i));
+  out.objective = xmlBlock(body, 'objective') ?? mdSection(body, /^(objective|goals?|purpose)\b/i);
+  for (const t of elements) {
+    for (const tag of ['files', 'read_first']) {
+      for (const m of t.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'gi'))) out.taskPaths.push(...listedPaths(m[1] as string));
+    }
+  }
+  out.taskPaths = [...new Set(out.taskPaths)];
+  const h1 = /^#\s+(.+)$/m.exec(body);
+  const objLine = out.objective
+    ?.split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !l.startsWith('#'));
+  const title = h1?.[1] ?? objLine;
+  if (title) out.title = oneLine(title, 200);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// SUMMARY.md
+
+export interface ParsedSummary {
+  frontmatter: Frontmatter;
+  phase?: string;
+  plan?: string;
+  title?: string;
+  oneLiner?: string;
+  requires: string[];
+  provides: string[];
+  affects: string[];
+  keyFiles: string[];
+  decisions: string[];
+  gotcha?: string;
+}
+
+function graphList(d: Record<string, unknown>, key: string): string[] {
+  const direct = pick(d, key);
+  const graph = pick(d, 'dependency_graph', 'dependencies');
+  const nested = isRecord(graph) ? pick(graph, key) : undefined;
+  return [...asList(direct), ...asList(nested)].map((s) => oneLine(s, 400)).filter(Boolean);
+}
+
+function keyFiles(v: unknown): string[] {
+  const out: string[] = [];
+  const visit = (x: unknown) => {
+    if (Array.isArray(x)) x.forEach(visit);
+    else if (isRecord(x)) Object.values(x).forEach(visit);
+    else if (typeof x === 'string') {
+      for (const part of x.split(',')) {
+        const p = cleanPath(part);
+        if (p) out.push(p);
+      }
+    }
+  };
+  visit(v);
+  return [...new Set(out)];
+}
+
+function decisionText(v: unknown): string[] {
+  if (v === null || v === undefined) return [];
+  if (Array.isArray(v)) return v.flatMap(decisionText);
+  if (isRecord(v)) {
+    const main = pick(v, 'decision', 'what', 'choice', 'summary');
+    return [oneLine(main !== undefined ? scalarText(main) : scalarText(v), 600)].filter(Boolean);
+  }
+  return asList(v).map((s) => oneLine(s, 600));
+}
+
+const NOTHING = /^(none|n\/a|nothing|no (deviations|issues)|-+)\b/i;
+
+/** First meaningful line under the sections where GSD records surprises. */
+function firstGotcha(body: string): string | undefined {
+  for (const title of [/^deviations?\b/i, /^issues\b/i, /^(known issues|gotchas?|concerns|blockers|problems)\b/i]) {
+    const sec = mdSection(body, title);
+    if (!sec) continue;
+    for (const line of sec.split('\n').slice(1)) {
+      const t = line
+        .replace(/^\s*(?:[-*]|\d+\.)\s+/, '')
+        .replace(/\*\*/g, '')
+        .trim();
+      if (!t || t.startsWith('#') || /^```/.test(t) || NOTHING.test(t)) continue;
+      return oneLine(t, 300);
+    }
+  }
+  return undefined;
+}
+
+export function parseSummary(raw: string): ParsedSummary {
+  const fm = splitFrontmatter(raw);
+  const d = fm.data;
+  const out: ParsedSummary = { frontmatter: fm, requires: [], provides: [], affects: [], keyFiles: [], decisions: [] };
+  const phase = scalarText(pick(d, 'phase')).trim();
+  if (phase) out.phase = phase;
+  const plan = scalarText(pick(d, 'plan')).trim();
+  if (plan) out.plan = plan;
+  out.requires = graphList(d, 'requires');
+  out.provides = graphList(d, 'provides');
+  out.affects = graphList(d, 'affects');
+  out.keyFiles = keyFiles(pick(d, 'key_files'));
+  out.decisions = decisionText(pick(d, 'key_decisions', 'decisions'));
+  const body = fm.body;
+  const lines = body.split('\n');
+  const h1 = lines.findIndex((l) => /^#\s+/.test(l));
+  if (h1 !== -1) out.title = oneLine((lines[h1] as string).replace(/^#\s+/, ''), 200);
+  for (let i = h1 + 1; i < lines.length; i++) {
+    const t = (lines[i] as string).trim();
+    if (t === '') continue;
+    if (t.startsWith('#')) break;
+    out.oneLiner = oneLine(t.replace(/^\*\*(.*)\*\*$/, '$1'), 400);
+    break;
+  }
+  if (!out.oneLiner) {
+    const first = lines
+      .slice(Math.max(h1 + 1, 0))
+      .map((l) => l.trim())
+      .find((l) => l !== '' && !l.startsWith('#') && !l.startsWith('|') && !/^```/.test(l));
+    if (first) out.oneLiner = oneLine(first.replace(/^(?:[-*]|\d+\.)\s+/, '').replace(/\*\*/g, ''), 400);
+  }
+  out.gotcha = firstGotcha(body);
+  return out;
+}

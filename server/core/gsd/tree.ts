@@ -1,0 +1,354 @@
+/**
+ * A GSD `.planning/` tree as one model: its plans (one per `NN-MM-PLAN.md` under `phases/`), the
+ * summaries of finished plans, resolved dependencies, waves and context references, plus the
+ * issues a person should know about (no frontmatter, no `<context>`, a context file that does not
+ * exist, a dependency that names no plan, a summary without a plan, ...). Reading only.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { HeimdallError } from '../errors.js';
+import {
+  type ParsedPlan,
+  type ParsedSummary,
+  type PlanRef,
+  parseDependency,
+  parsePlan,
+  parseSummary,
+  planFileRef,
+  refKey,
+  summaryFileRef,
+} from './parse.js';
+
+export type IssueKind =
+  | 'no_frontmatter'
+  | 'bad_frontmatter'
+  | 'no_context'
+  | 'missing_context_file'
+  | 'unresolved_depends'
+  | 'dependency_cycle'
+  | 'summary_without_plan'
+  | 'duplicate_plan'
+  | 'ignored_file'
+  | 'frontmatter_mismatch'
+  | 'no_tasks'
+  | 'requirement_undescribed'
+  | 'symbol_conflict'
+  | 'capsule_conflict';
+
+export interface Issue {
+  kind: IssueKind;
+  /** Path relative to the planning folder. */
+  file: string;
+  detail: string;
+}
+
+export interface GsdPlan {
+  /** `01-02`, as the file name writes it; also the capsule and task id. */
+  id: string;
+  phase: string;
+  plan: string;
+  /** The phase folder name, e.g. `01-foundation`. */
+  phaseDir: string;
+  /** Relative to the planning folder, e.g. `phases/01-foundation/01-02-PLAN.md`. */
+  file: string;
+  /** The file exactly as read (what an executor reads). */
+  raw: string;
+  parsed: ParsedPlan;
+  wave: number;
+  /** Resolved plan ids this plan depends on, in the order written. */
+  depends: string[];
+  /** `@` references of the context block, as written (paths relative to the project root). */
+  contextRefs: string[];
+  summary?: GsdSummary;
+}
+
+export interface GsdSummary {
+  id: string;
+  phase: string;
+  plan: string;
+  phaseDir: string;
+  file: string;
+  raw: string;
+  parsed: ParsedSummary;
+}
+
+export interface GsdProject {
+  /** Absolute path of the `.planning` folder. */
+  planningDir: string;
+  /** The project root (the folder holding `.planning`), against which `@` references resolve. */
+  projectRoot: string;
+  /** Sorted by phase, then wave, then plan number. */
+  plans: GsdPlan[];
+  /** Every summary, sorted by id, including those without a plan. */
+  summaries: GsdSummary[];
+  issues: Issue[];
+}
+
+/**
+ * Find the `.planning` folder of DIR: DIR/.planning, or DIR itself when it holds GSD files
+ * (phases/, ROADMAP.md, PROJECT.md, STATE.md).
+ */
+export function resolveGsdDir(dir: string): string {
+  const abs = path.resolve(dir);
+  const nested = path.join(abs, '.planning');
+  if (isDir(nested)) return nested;
+  if (isDir(abs) && ['phases', 'ROADMAP.md', 'PROJECT.md', 'STATE.md'].some((f) => fs.existsSync(path.join(abs, f)))) return abs;
+  throw new HeimdallError(
+    'not_found',
+    `no GSD planning tree at ${abs}: expected ${nested}/ or a folder holding phases/ and ROADMAP.md (e.g. heimdall import gsd --from ~/code/my-project)`,
+  );
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function readDirSafe(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function numericCompare(a: string, b: string): number {
+  const pa = a.split(/[.-]/).map((x) => Number.parseInt(x, 10));
+  const pb = b.split(/[.-]/).map((x) => Number.parseInt(x, 10));
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i] ?? -1;
+    const y = pb[i] ?? -1;
+    if (Number.isNaN(x) || Number.isNaN(y)) return a.localeCompare(b);
+    if (x !== y) return x - y;
+  }
+  return a.localeCompare(b);
+}
+
+/** Compare plan ids numerically ("2-10" after "2-9", "02.1-01" after "02-05"). */
+export function comparePlanIds(a: string, b: string): number {
+  return numericCompare(a, b);
+}
+
+/** Where an `@` reference points inside the planning folder, if it does (`.planning/X` -> X). */
+export function planningRelative(ref: string): string | undefined {
+  const i = ref.indexOf('.planning/');
+  if (i === -1) return undefined;
+  if (i > 0 && !ref.startsWith('/') && !/^[A-Za-z]:/.test(ref) && !ref.startsWith('~')) {
+    // "foo.planning/x" is not a reference into the planning folder.
+    if (ref[i - 1] !== '/') return undefined;
+  }
+  return ref.slice(i + '.planning/'.length);
+}
+
+/** Expand a reference with `*` or `?` against the files of the planning folder. */
+function expandGlob(planningDir: string, rel: string): string[] {
+  const re = new RegExp(
+    `^${rel
+      .split('')
+      .map((c) => (c === '*' ? '[^/]*' : c === '?' ? '[^/]' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+      .join('')}$`,
+  );
+  const out: string[] = [];
+  const walk = (dir: string, prefix: string, depth: number) => {
+    if (depth > 6) return;
+    for (const e of readDirSafe(dir)) {
+      const r = prefix ? `${prefix}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(dir, e.name), r, depth + 1);
+      else if (re.test(r)) out.push(r);
+    }
+  };
+  walk(planningDir, '', 0);
+  return out.sort();
+}
+
+export interface ContextFile {
+  /** The reference as the plan writes it. */
+  ref: string;
+  /** Relative to the planning folder. */
+  rel: string;
+  abs: string;
+  exists: boolean;
+}
+
+/** The planning files a plan's context names, globs expanded, duplicates dropped, in order. */
+export function contextFiles(project: Pick<GsdProject, 'planningDir'>, refs: string[]): ContextFile[] {
+  const seen = new Set<string>();
+  const out: ContextFile[] = [];
+  for (const ref of refs) {
+    const rel = planningRelative(ref);
+    if (rel === undefined || rel === '') continue;
+    const rels = /[*?]/.test(rel) ? expandGlob(project.planningDir, rel) : [rel];
+    for (const r of rels) {
+      const norm = path.posix.normalize(r);
+      if (norm.startsWith('..') || seen.has(norm)) continue;
+      seen.add(norm);
+      const abs = path.join(project.planningDir, norm);
+      let exists = false;
+      try {
+        exists = fs.statSync(abs).isFile();
+      } catch {
+        exists = false;
+      }
+      out.push({ ref, rel: norm, abs, exists });
+    }
+  }
+  return out;
+}
+
+/** Read a GSD planning folder into a model. Never writes. */
+export function loadGsdProject(dir: string): GsdProject {
+  const planningDir = resolveGsdDir(dir);
+  const projectRoot = path.dirname(planningDir);
+  const issues: Issue[] = [];
+  const plansByKey = new Map<string, GsdPlan>();
+  const summariesByKey = new Map<string, GsdSummary>();
+  const phasesDir = path.join(planningDir, 'phases');
+
+  const visit = (abs: string, rel: string, phaseDir: string, depth: number) => {
+    for (const e of readDirSafe(abs).sort((a, b) => a.name.localeCompare(b.name))) {
+      const childRel = `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        if (depth < 2) visit(path.join(abs, e.name), childRel, depth === 0 ? e.name : phaseDir, depth + 1);
+        continue;
+      }
+      if (!e.isFile() || !/\.md$/i.test(e.name)) continue;
+      const pref = planFileRef(e.name);
+      const sref = summaryFileRef(e.name);
+      if (!pref && !sref) {
+        if (/PLAN\.md$/i.test(e.name)) issues.push({ kind: 'ignored_file', file: childRel, detail: 'not named NN-MM-PLAN.md, so not read as a plan' });
+        continue;
+      }
+      const raw = fs.readFileSync(path.join(abs, e.name), 'utf8');
+      if (pref) addPlan(pref, raw, childRel, phaseDir);
+      else if (sref) addSummary(sref, raw, childRel, phaseDir);
+    }
+  };
+
+  const addPlan = (ref: PlanRef, raw: string, file: string, phaseDir: string) => {
+    const key = refKey(ref);
+    const id = `${ref.phase}-${ref.plan}`;
+    if (plansByKey.has(key)) {
+      issues.push({ kind: 'duplicate_plan', file, detail: `plan ${id} is also ${plansByKey.get(key)?.file}; this one was skipped` });
+      return;
+    }
+    const parsed = parsePlan(raw);
+    if (!parsed.frontmatter.present) {
+      issues.push({ kind: 'no_frontmatter', file, detail: parsed.frontmatter.error ?? 'no --- frontmatter: wave 1 assumed, no dependencies, files or must-haves' });
+    } else if (parsed.frontmatter.error) {
+      issues.push({ kind: 'bad_frontmatter', file, detail: `${parsed.frontmatter.error} (read line by line instead)` });
+    }
+    if (!parsed.hasContextBlock) {
+      issues.push({
+        kind: 'no_context',
+        file,
+        detail: parsed.contextRefs.length ? `no <context> block; ${parsed.contextRefs.length} references read from a Context section` : 'no <context> block: the plan is its whole context',
+      });
+    }
+    if (!parsed.tasks) issues.push({ kind: 'no_tasks', file, detail: 'no <tasks> block, <task> or <feature> element, or Tasks section: the floor is the whole body' });
+    for (const [k, v] of [
+      ['phase', parsed.phase],
+      ['plan', parsed.plan],
+    ] as const) {
+      if (v === undefined) continue;
+      const mine = k === 'phase' ? ref.phase : ref.plan;
+      const theirs = k === 'phase' ? (/^(\d+(?:\.\d+)*)/.exec(v)?.[1] ?? v) : v;
+      if (/^\d+(?:\.\d+)*$/.test(theirs) && refKey({ phase: theirs, plan: '0' }) !== refKey({ phase: mine, plan: '0' })) {
+        issues.push({ kind: 'frontmatter_mismatch', file, detail: `frontmatter says ${k} ${v}, the file name says ${mine}; the file name wins` });
+      }
+    }
+    plansByKey.set(key, { id, phase: ref.phase, plan: ref.plan, phaseDir, file, raw, parsed, wave: parsed.wave ?? 0, depends: [], contextRefs: parsed.contextRefs });
+  };
+
+  const addSummary = (ref: PlanRef, raw: string, file: string, phaseDir: string) => {
+    const key = refKey(ref);
+    if (summariesByKey.has(key)) return;
+    summariesByKey.set(key, { id: `${ref.phase}-${ref.plan}`, phase: ref.phase, plan: ref.plan, phaseDir, file, raw, parsed: parseSummary(raw) });
+  };
+
+  visit(phasesDir, 'phases', '', 0);
+
+  // Dependencies: resolve against the plans that exist (padding-insensitive).
+  for (const p of plansByKey.values()) {
+    const deps: string[] = [];
+    for (const entry of p.parsed.dependsOn) {
+      const ref = parseDependency(entry, p.phase);
+      const target = ref ? plansByKey.get(refKey(ref)) : undefined;
+      if (!target) {
+        issues.push({ kind: 'unresolved_depends', file: p.file, detail: `depends_on ${JSON.stringify(entry)} names no plan in this tree; ignored` });
+        continue;
+      }
+      if (target.id === p.id) {
+        issues.push({ kind: 'unresolved_depends', file: p.file, detail: 'the plan depends on itself; ignored' });
+        continue;
+      }
+      if (!deps.includes(target.id)) deps.push(target.id);
+    }
+    p.depends = deps;
+  }
+  breakCycles([...plansByKey.values()], issues);
+  assignWaves([...plansByKey.values()]);
+
+  for (const [key, s] of summariesByKey) {
+    const p = plansByKey.get(key);
+    if (p) p.summary = s;
+    else issues.push({ kind: 'summary_without_plan', file: s.file, detail: `no ${s.id}-PLAN.md beside it: imported as a finished task with no plan` });
+  }
+  const project: GsdProject = {
+    planningDir,
+    projectRoot,
+    plans: [...plansByKey.values()].sort((a, b) => numericCompare(a.phase, b.phase) || a.wave - b.wave || numericCompare(a.plan, b.plan)),
+    summaries: [...summariesByKey.values()].sort((a, b) => comparePlanIds(a.id, b.id)),
+    issues,
+  };
+  for (const p of project.plans) {
+    for (const c of contextFiles(project, p.contextRefs)) {
+      if (!c.exists) issues.push({ kind: 'missing_context_file', file: p.file, detail: `@${c.ref} does not exist (${c.rel})` });
+    }
+  }
+  return project;
+}
+
+/** Drop the edges that close a cycle (each reported), so waves and capsule closures stay finite. */
+function breakCycles(plans: GsdPlan[], issues: Issue[]): void {
+  const byId = new Map(plans.map((p) => [p.id, p]));
+  const state = new Map<string, 1 | 2>();
+  const visit = (p: GsdPlan) => {
+    state.set(p.id, 1);
+    p.depends = p.depends.filter((d) => {
+      const s = state.get(d);
+      if (s === 1) {
+        issues.push({ kind: 'dependency_cycle', file: p.file, detail: `depends_on ${d} closes a cycle back to ${p.id}; that edge was dropped` });
+        return false;
+      }
+      const q = byId.get(d);
+      if (q && s === undefined) visit(q);
+      return true;
+    });
+    state.set(p.id, 2);
+  };
+  for (const p of [...plans].sort((a, b) => comparePlanIds(a.id, b.id))) if (!state.has(p.id)) visit(p);
+}
+
+/** A plan with no wave gets one more than its latest dependency (1 when it has none). */
+function assignWaves(plans: GsdPlan[]): void {
+  const byId = new Map(plans.map((p) => [p.id, p]));
+  const memo = new Map<string, number>();
+  const wave = (p: GsdPlan): number => {
+    const known = memo.get(p.id);
+    if (known !== undefined) return known;
+    let w = p.parsed.wave;
+    if (w === undefined || w < 1) {
+      w = 1;
+      for (const d of p.depends) {
+        const q = byId.get(d);
+        if (q && q.phase === p.phase) w = Math.max(w, wave(q) + 1);
+      }
+    }
+    memo.set(p.id, w);
+    return w;
+  };
+  for (const p of plans) p.wave = wave(p);
+}
