@@ -21,6 +21,8 @@ export const REGISTRY: Record<string, Loader> = {
   ledger: () => import('./commands/ledger.js'),
   gate: () => import('./commands/gate.js'),
   // --- other issues register below this line (one line each)
+  import: () => import('./commands/import.js'),
+  bench: () => import('./commands/bench.js'),
 };
 
 /** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
@@ -35,4 +37,6 @@ export const SUMMARIES: Record<string, string> = {
   blackboard: 'shared facts: blackboard set|get|list|delete',
   ledger: 'token ledger: ledger log|baseline|delta|report',
   gate: 'gate adapter: gate to-message --report PATH --from ID --msg-id ID',
+  import: 'adopt a GSD project: import gsd [--from DIR] (symbols, capsules, task list)',
+  bench: 'measure v1 vs v2 brief tokens on a GSD tree: bench gsd DIR [--json]',
 };

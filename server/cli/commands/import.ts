@@ -1,0 +1,31 @@
+import { importGsd } from '../../core/gsd/importer.js';
+import { bool, parseArgs, str, usageError } from '../args.js';
+import type { Command } from '../command.js';
+import { printJson } from './_util.js';
+
+const USAGE =
+  'heimdall import gsd [--from DIR] [--json]   (DIR: a GSD project folder or its .planning; default: the planning root itself)';
+
+export const command: Command = {
+  summary: 'adopt an existing planning tree',
+  async run(argv, { io, ctx }) {
+    const p = parseArgs(argv, { usage: USAGE, flags: { from: 'string', json: 'boolean' }, positionals: [1, 1] });
+    if (p.positionals[0] !== 'gsd') throw usageError(USAGE, `unknown source ${JSON.stringify(p.positionals[0])} (supported: gsd)`);
+    const c = ctx();
+    const { report: r } = importGsd(c, { from: str(p, 'from') ?? c.root });
+    if (bool(p, 'json')) {
+      printJson(io, r);
+      return 0;
+    }
+    io.out(`imported ${r.planning_dir} -> ${r.state_dir}${r.changed ? '' : ' (nothing changed)'}`);
+    io.out(`plans ${r.plans} in ${r.phases} phases, summaries ${r.summaries}`);
+    io.out(`symbols ${r.symbols.total} (${r.symbols.paths} paths, ${r.symbols.requirements} requirements, ${r.symbols.truths} truths), ${r.symbols.changed} changed`);
+    io.out(`capsules ${r.capsules.total}, ${r.capsules.written} written`);
+    io.out(`tasks ${r.tasks_file}${r.tasks_written ? ' (written)' : ' (unchanged)'}`);
+    if (r.issues.length) {
+      io.out(`report: ${r.issues.length} item${r.issues.length === 1 ? '' : 's'} imported with what they have`);
+      for (const i of r.issues) io.out(`  ${i.kind}\t${i.file}\t${i.detail}`);
+    }
+    return 0;
+  },
+};
