@@ -23,6 +23,8 @@ export const REGISTRY: Record<string, Loader> = {
   // --- other issues register below this line (one line each)
   import: () => import('./commands/import.js'),
   bench: () => import('./commands/bench.js'),
+  claim: () => import('./commands/claim.js'),
+  haid: () => import('./commands/haid.js'),
 };
 
 /** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
@@ -39,4 +41,6 @@ export const SUMMARIES: Record<string, string> = {
   gate: 'gate adapter: gate to-message --report PATH --from ID --msg-id ID',
   import: 'adopt a GSD project: import gsd [--from DIR] (symbols, capsules, task list)',
   bench: 'measure v1 vs v2 brief tokens on a GSD tree: bench gsd DIR [--json]',
+  claim: 'team ledger claims: claim claim --surfaces GLOBS --task REF | list | release (collision gate)',
+  haid: 'HAID identities: haid spawn CLIENT | register HAID | list | retire HAID | root',
 };
