@@ -1,0 +1,4 @@
+export const dynamic = 'force-dynamic';
+export default function Overview() {
+  return <p>overview</p>;
+}

@@ -1,0 +1,257 @@
+'use client';
+/**
+ * A key/value table edited in place: the symbol table and the blackboard. Every write goes to the
+ * core through tRPC; a refused id or value is shown inline with the core's own reason.
+ */
+import { type FormEvent, type KeyboardEvent, useId, useMemo, useRef, useState } from 'react';
+import { Button } from '@/components/ui/Button';
+import { TextInput } from '@/components/ui/Field';
+import { EmptyState } from '@/components/ui/Notice';
+import { cx } from '@/components/ui/cx';
+import { fmtInt } from '@/components/ui/format';
+
+export interface MapKind {
+  /** "symbol", "fact" */
+  noun: string;
+  idLabel: string;
+  valueLabel: string;
+  idPlaceholder: string;
+  valuePlaceholder: string;
+}
+
+interface Props {
+  kind: MapKind;
+  entries: Record<string, string>;
+  onSet: (id: string, value: string) => Promise<unknown>;
+  onDelete: (id: string) => Promise<unknown>;
+  empty: React.ReactNode;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function EditableMap({ kind, entries, onSet, onDelete, empty }: Props) {
+  const [filter, setFilter] = useState('');
+  const [status, setStatus] = useState('');
+  const rows = useMemo(() => {
+    const f = filter.trim().toLowerCase();
+    return Object.entries(entries)
+      .filter(([k, v]) => !f || k.toLowerCase().includes(f) || v.toLowerCase().includes(f))
+      .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }));
+  }, [entries, filter]);
+  const total = Object.keys(entries).length;
+
+  return (
+    <div className="space-y-4">
+      <AddForm kind={kind} onSet={onSet} exists={(id) => id in entries} onDone={(id) => setStatus(`Saved ${kind.noun} ${id}`)} />
+      <div className="rounded-lg border border-slate-200 bg-white shadow-sm">
+        <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-100 px-4 py-2.5">
+          <label className="flex items-center gap-2 text-sm text-slate-600">
+            <span className="sr-only">Filter {kind.noun}s</span>
+            <TextInput data-search type="search" placeholder={`Filter ${kind.noun}s (press /)`} value={filter} onChange={(e) => setFilter(e.target.value)} className="w-72" />
+          </label>
+          <p className="text-xs text-slate-500" data-testid="row-count">
+            {filter ? `${fmtInt(rows.length)} of ${fmtInt(total)}` : fmtInt(total)} {total === 1 ? kind.noun : `${kind.noun}s`}
+          </p>
+        </div>
+        {total === 0 ? (
+          <div className="p-4">{empty}</div>
+        ) : rows.length === 0 ? (
+          <p className="px-4 py-6 text-sm text-slate-500">No {kind.noun} matches “{filter}”.</p>
+        ) : (
+          <table className="w-full table-fixed text-sm">
+            <caption className="sr-only">
+              {kind.noun}s: {kind.idLabel.toLowerCase()} and {kind.valueLabel.toLowerCase()}
+            </caption>
+            <thead>
+              <tr className="border-b border-slate-100 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
+                <th scope="col" className="w-56 px-4 py-2">
+                  {kind.idLabel}
+                </th>
+                <th scope="col" className="px-4 py-2">
+                  {kind.valueLabel}
+                </th>
+                <th scope="col" className="w-44 px-4 py-2 text-right">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map(([id, value]) => (
+                <Row key={id} kind={kind} id={id} value={value} onSet={onSet} onDelete={onDelete} onStatus={setStatus} />
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      <p role="status" aria-live="polite" className="sr-only">
+        {status}
+      </p>
+    </div>
+  );
+}
+
+function AddForm({ kind, onSet, exists, onDone }: { kind: MapKind; onSet: Props['onSet']; exists: (id: string) => boolean; onDone: (id: string) => void }) {
+  const [id, setId] = useState('');
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const idRef = useRef<HTMLInputElement>(null);
+  const errId = useId();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await onSet(id, value);
+      onDone(id);
+      setId('');
+      setValue('');
+      idRef.current?.focus();
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const overwriting = id !== '' && exists(id);
+  return (
+    <form onSubmit={submit} aria-label={`Add a ${kind.noun}`} className="rounded-lg border border-slate-200 bg-white px-4 py-3 shadow-sm">
+      <div className="flex flex-wrap items-end gap-3">
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+          {kind.idLabel}
+          <TextInput ref={idRef} name="id" value={id} onChange={(e) => setId(e.target.value)} placeholder={kind.idPlaceholder} className="w-48 font-mono" aria-invalid={!!error} aria-describedby={error ? errId : undefined} autoComplete="off" spellCheck={false} />
+        </label>
+        <label className="flex min-w-64 flex-1 flex-col gap-1 text-xs font-medium text-slate-600">
+          {kind.valueLabel}
+          <TextInput name="value" value={value} onChange={(e) => setValue(e.target.value)} placeholder={kind.valuePlaceholder} className="w-full font-mono" aria-invalid={!!error} aria-describedby={error ? errId : undefined} autoComplete="off" spellCheck={false} />
+        </label>
+        <Button type="submit" variant="primary" disabled={busy}>
+          {overwriting ? `Overwrite ${kind.noun}` : `Add ${kind.noun}`}
+        </Button>
+      </div>
+      {error && (
+        <p id={errId} role="alert" className="mt-2 text-sm text-rose-700" data-testid="add-error">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function Row({ kind, id, value, onSet, onDelete, onStatus }: { kind: MapKind; id: string; value: string; onSet: Props['onSet']; onDelete: Props['onDelete']; onStatus: (s: string) => void }) {
+  const [mode, setMode] = useState<'view' | 'edit' | 'confirm'>('view');
+  const [draft, setDraft] = useState(value);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const editBtn = useRef<HTMLButtonElement>(null);
+  const errId = useId();
+
+  const run = async (fn: () => Promise<unknown>, done: string) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await fn();
+      onStatus(done);
+      setMode('view');
+      requestAnimationFrame(() => editBtn.current?.focus());
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const save = () => run(() => onSet(id, draft), `Saved ${kind.noun} ${id}`);
+  const onKey = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      void save();
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      setMode('view');
+      setError(null);
+      requestAnimationFrame(() => editBtn.current?.focus());
+    }
+  };
+
+  return (
+    <tr data-row-id={id} className={cx('group border-b border-slate-100 last:border-0 align-top', mode !== 'view' && 'bg-indigo-50/40')}>
+      <th scope="row" className="truncate px-4 py-2 text-left font-mono text-[13px] font-medium text-slate-800" title={id}>
+        {id}
+      </th>
+      <td className="px-4 py-2">
+        {mode === 'edit' ? (
+          <div>
+            <label className="sr-only" htmlFor={`${errId}-input`}>
+              {kind.valueLabel} of {id}
+            </label>
+            <TextInput
+              id={`${errId}-input`}
+              autoFocus
+              value={draft}
+              onChange={(e) => setDraft(e.target.value)}
+              onKeyDown={onKey}
+              className="w-full font-mono"
+              aria-invalid={!!error}
+              aria-describedby={error ? errId : undefined}
+              spellCheck={false}
+            />
+          </div>
+        ) : (
+          <span className="block break-all font-mono text-[13px] text-slate-700" data-value>
+            {value}
+          </span>
+        )}
+        {error && (
+          <p id={errId} role="alert" className="mt-1.5 text-sm text-rose-700">
+            {error}
+          </p>
+        )}
+        {mode === 'confirm' && <p className="mt-1.5 text-sm text-rose-800">Delete {kind.noun} {id}? This writes to the planning tree and protocol.log.</p>}
+      </td>
+      <td className="px-4 py-1.5 text-right">
+        {mode === 'view' && (
+          <div className="flex justify-end gap-1">
+            <Button
+              ref={editBtn}
+              size="sm"
+              variant="ghost"
+              aria-label={`Edit ${id}`}
+              onClick={() => {
+                setDraft(value);
+                setError(null);
+                setMode('edit');
+              }}
+            >
+              Edit
+            </Button>
+            <Button size="sm" variant="ghost" aria-label={`Delete ${id}`} className="hover:text-rose-700" onClick={() => setMode('confirm')}>
+              Delete
+            </Button>
+          </div>
+        )}
+        {mode === 'edit' && (
+          <div className="flex justify-end gap-1">
+            <Button size="sm" variant="primary" disabled={busy} onClick={() => void save()}>
+              Save
+            </Button>
+            <Button size="sm" variant="ghost" onClick={() => setMode('view')}>
+              Cancel
+            </Button>
+          </div>
+        )}
+        {mode === 'confirm' && (
+          <div className="flex justify-end gap-1">
+            <Button size="sm" variant="danger" autoFocus disabled={busy} onClick={() => void run(() => onDelete(id), `Deleted ${kind.noun} ${id}`)}>
+              Delete
+            </Button>
+            <Button size="sm" variant="ghost" onClick={() => setMode('view')}>
+              Cancel
+            </Button>
+          </div>
+        )}
+      </td>
+    </tr>
+  );
+}

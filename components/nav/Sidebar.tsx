@@ -1,0 +1,92 @@
+'use client';
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { useLiveStatus } from '@/components/live/LiveProvider';
+import { cx } from '@/components/ui/cx';
+
+const SECTIONS: { label: string; items: { href: string; label: string; hint: string }[] }[] = [
+  { label: '', items: [{ href: '/', label: 'Overview', hint: 'Savings, agents, claims, latest activity' }] },
+  {
+    label: 'Protocol',
+    items: [
+      { href: '/log', label: 'Log', hint: 'protocol.log, newest first' },
+      { href: '/symbols', label: 'Symbols', hint: 'The symbol table' },
+      { href: '/capsules', label: 'Capsules', hint: 'Dependency graph and hydration' },
+      { href: '/blackboard', label: 'Blackboard', hint: 'Shared facts' },
+      { href: '/ledger', label: 'Ledger', hint: 'Measured token savings' },
+    ],
+  },
+  {
+    label: 'Team',
+    items: [
+      { href: '/claims', label: 'Claims', hint: 'Who holds which surfaces' },
+      { href: '/agents', label: 'Agents', hint: 'Heartbeats and status' },
+    ],
+  },
+  {
+    label: 'Wire',
+    items: [
+      { href: '/streams', label: 'Streams', hint: 'Wire events and task runs' },
+      { href: '/peers', label: 'Peers', hint: 'Handshake profiles' },
+    ],
+  },
+];
+
+function LiveIndicator() {
+  const { status } = useLiveStatus();
+  const label = status === 'live' ? 'Live' : status === 'polling' ? 'Polling every 2 s' : 'Connecting…';
+  return (
+    <p role="status" aria-live="polite" className="flex items-center gap-2 text-xs text-slate-400" data-live-status={status}>
+      <span aria-hidden className={cx('inline-block size-2 rounded-full', status === 'live' ? 'bg-emerald-400 shadow-[0_0_0_3px_rgba(52,211,153,0.2)]' : status === 'polling' ? 'bg-amber-400' : 'bg-slate-500')} />
+      {label}
+    </p>
+  );
+}
+
+export function Sidebar({ root }: { root: string }) {
+  const pathname = usePathname();
+  return (
+    <nav aria-label="Studio" className="flex h-full w-56 shrink-0 flex-col bg-slate-900 text-slate-300">
+      <div className="flex items-center gap-2 px-4 pb-4 pt-5">
+        <span aria-hidden className="grid size-7 place-items-center rounded-md bg-indigo-500 font-mono text-sm font-bold text-white">H</span>
+        <div>
+          <p className="text-sm font-semibold leading-tight text-white">Heimdall</p>
+          <p className="text-[11px] leading-tight text-slate-400">Studio</p>
+        </div>
+      </div>
+      <div className="flex-1 overflow-y-auto px-2">
+        {SECTIONS.map((s) => (
+          <div key={s.label || 'top'} className="mb-3">
+            {s.label && <p className="px-2 pb-1 pt-2 text-[11px] font-semibold uppercase tracking-wider text-slate-500">{s.label}</p>}
+            <ul>
+              {s.items.map((it) => {
+                const active = it.href === '/' ? pathname === '/' : pathname === it.href || pathname.startsWith(`${it.href}/`);
+                return (
+                  <li key={it.href}>
+                    <Link
+                      href={it.href}
+                      title={it.hint}
+                      aria-current={active ? 'page' : undefined}
+                      className={cx(
+                        'block rounded-md px-2 py-1.5 text-sm transition-colors',
+                        active ? 'bg-slate-800 font-medium text-white' : 'text-slate-300 hover:bg-slate-800/60 hover:text-white',
+                      )}
+                    >
+                      {it.label}
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          </div>
+        ))}
+      </div>
+      <div className="space-y-1.5 border-t border-slate-800 px-4 py-3">
+        <LiveIndicator />
+        <p className="truncate font-mono text-[11px] text-slate-500" title={root}>
+          {root}
+        </p>
+      </div>
+    </nav>
+  );
+}

@@ -1,0 +1,296 @@
+#!/usr/bin/env node
+// `npm start`: the project's main job. Prepares what Studio needs and serves it:
+//   1. the CLI bundle (dist/cli), rebuilt when a server source is newer;
+//   2. the read model database, when the project has one (prisma/schema.prisma);
+//   3. the Next.js build (.next), rebuilt only when an input is newer than the last build;
+//   4. a demo workspace, when the planning tree is missing or empty, by running the real demo
+//      (`heimdall-protocol demo`: symbols, capsules, blackboard, ledger and protocol.log);
+//   5. Studio on 127.0.0.1 (port 3000, or PORT), printing the URL.
+//
+// Environment: HEIMDALL_PLANNING_DIR (default: .planning in the working directory), PORT,
+// HEIMDALL_STUDIO_HOST (bind address, default 127.0.0.1), HEIMDALL_STUDIO_TOKEN (require a token),
+// HEIMDALL_STUDIO_ALLOWED_HOSTS (extra Host header values, comma-separated, for a reverse proxy).
+//
+// Security lives here, in front of every request Next.js sees (pages, assets, the tRPC API and its
+// event stream), because only this process knows the address it is bound to:
+//   - Host check (DNS rebinding): a page on evil.example whose name is re-pointed at 127.0.0.1
+//     sends `Host: evil.example`; anything but the bound host (and, on loopback, its localhost
+//     aliases) is refused with 403.
+//   - Cross-origin writes: a POST whose Origin is not Studio's own is refused, so another site
+//     open in the same browser cannot drive the API with a form or a no-CORS fetch.
+//   - Token: with HEIMDALL_STUDIO_TOKEN set, a request needs `?token=...` (once: it is exchanged for
+//     an HttpOnly, SameSite=Strict cookie and the browser is redirected to the same URL without it,
+//     so the token leaves the address bar and history), the cookie, or `Authorization: Bearer ...`
+//     (for scripts). Anything else gets 401. The cookie holds an HMAC of the token, not the token.
+import { spawnSync } from 'node:child_process';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+const planning = path.resolve(process.cwd(), env.HEIMDALL_PLANNING_DIR?.trim() || '.planning');
+// Absolute, so the server and the demo agree whatever their working directory.
+env.HEIMDALL_PLANNING_DIR = planning;
+process.env.HEIMDALL_PLANNING_DIR = planning;
+process.env.NEXT_TELEMETRY_DISABLED = '1';
+const host = env.HEIMDALL_STUDIO_HOST?.trim() || '127.0.0.1';
+const port = Number.parseInt(env.PORT ?? '3000', 10);
+const token = env.HEIMDALL_STUDIO_TOKEN ?? '';
+
+function say(msg) {
+  console.log(`studio: ${msg}`);
+}
+
+function fail(msg) {
+  console.error(`studio: ${msg}`);
+  process.exit(1);
+}
+
+if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number, got ${JSON.stringify(env.PORT)}`);
+
+function run(label, cmd, args, extraEnv = {}) {
+  say(label);
+  const r = spawnSync(cmd, args, { cwd: repo, stdio: 'inherit', env: { ...env, ...extraEnv } });
+  if (r.status !== 0) fail(`${label} failed (exit ${r.status ?? r.signal})`);
+}
+
+/** Newest modification time under `p` (file or directory), skipping what `skip` rejects. */
+function newest(p, skip = () => false) {
+  let st;
+  try {
+    st = fs.statSync(p);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return skip(p) ? 0 : st.mtimeMs;
+  let max = 0;
+  for (const name of fs.readdirSync(p)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const full = path.join(p, name);
+    if (skip(full)) continue;
+    max = Math.max(max, newest(full, skip));
+  }
+  return max;
+}
+
+const isTest = (f) => /\.(test|int\.test)\.ts$/.test(f);
+
+/** A cross-process lock so two `npm start` (or a test run and a bench) never build at once. */
+function withBuildLock(fn) {
+  const lock = path.join(os.tmpdir(), `heimdall-studio-build-${createHash('sha1').update(repo).digest('hex').slice(0, 12)}.lock`);
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      const holder = Number.parseInt(fs.readFileSync(lock, 'utf8'), 10);
+      let alive = false;
+      try {
+        process.kill(holder, 0);
+        alive = true;
+      } catch (err) {
+        alive = err.code === 'EPERM';
+      }
+      if (!alive) {
+        fs.rmSync(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) fail(`another build (pid ${holder}) holds ${lock}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
+// 1. The CLI bundle: the demo seeding and the read-model steps run the real commands.
+function ensureCli() {
+  const bundle = path.join(repo, 'dist/cli/main.js');
+  const built = fs.existsSync(bundle) ? fs.statSync(bundle).mtimeMs : 0;
+  if (built === 0 || newest(path.join(repo, 'server'), isTest) > built) run('building the CLI bundle', process.execPath, ['scripts/build-cli.mjs']);
+}
+
+// 2. The read model (the wire stream's Prisma database), when this project has one.
+function prepareDatabase() {
+  const schema = path.join(repo, 'prisma/schema.prisma');
+  if (!fs.existsSync(schema)) return;
+  const prismaBin = path.join(repo, 'node_modules/.bin/prisma');
+  run('preparing the read model database (prisma generate, db push)', prismaBin, ['generate']);
+  run('applying the read model schema', prismaBin, ['db', 'push', '--skip-generate']);
+}
+
+// 3. The Next.js build, skipped when nothing it depends on changed since the last one.
+const BUILD_INPUTS = ['app', 'components', 'server', 'next.config.ts', 'postcss.config.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
+
+function buildIsCurrent() {
+  const stamp = path.join(repo, '.next/BUILD_ID');
+  if (!fs.existsSync(stamp)) return false;
+  const built = fs.statSync(stamp).mtimeMs;
+  return BUILD_INPUTS.every((p) => newest(path.join(repo, p), isTest) <= built);
+}
+
+function ensureBuild() {
+  if (buildIsCurrent()) {
+    say('build is up to date');
+    return;
+  }
+  withBuildLock(() => {
+    if (buildIsCurrent()) return; // another process built it while we waited
+    // --webpack: the server code imports `./x.js` for `x.ts` (see next.config.ts).
+    run('building Studio (next build)', path.join(repo, 'node_modules/.bin/next'), ['build', '--webpack']);
+  });
+}
+
+// 4. A demo workspace when the planning tree is empty.
+function isEmptyTree(dir) {
+  if (!fs.existsSync(dir)) return true;
+  const stack = [dir];
+  while (stack.length) {
+    const d = stack.pop();
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) stack.push(path.join(d, e.name));
+      else return false;
+    }
+  }
+  return true;
+}
+
+function seed() {
+  run(`seeding a demo workspace in ${planning} (heimdall-protocol demo)`, process.execPath, [path.join(repo, 'bin/heimdall-protocol'), 'demo']);
+}
+
+// 5. Serve.
+function isLoopback(h) {
+  return h === '127.0.0.1' || h === 'localhost' || h === '::1' || h === '[::1]';
+}
+
+function withPort(h, p) {
+  const name = h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
+  return p === 80 ? [name, `${name}:80`] : [`${name}:${p}`];
+}
+
+function allowedHosts(boundPort) {
+  const names = isLoopback(host) ? ['127.0.0.1', 'localhost', '[::1]'] : [host];
+  const extra = (env.HEIMDALL_STUDIO_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  return new Set([...names.flatMap((n) => withPort(n, boundPort)), ...extra]);
+}
+
+const COOKIE = 'heimdall_studio';
+const cookieValue = token ? createHmac('sha256', token).update('heimdall-studio-session').digest('base64url') : '';
+
+function safeEqual(a, b) {
+  const x = Buffer.from(String(a));
+  const y = Buffer.from(String(b));
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function readCookie(header, name) {
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i !== -1 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return undefined;
+}
+
+function refuse(res, status, message) {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.end(`${message}\n`);
+}
+
+/** Returns true when the request may go on to Next.js; otherwise it has been answered. */
+function guard(req, res, hosts) {
+  const hostHeader = (req.headers.host ?? '').toLowerCase();
+  if (!hosts.has(hostHeader)) {
+    refuse(res, 403, `Refused: Host ${JSON.stringify(req.headers.host ?? '')} is not this Studio (${[...hosts][0]}). Studio only answers requests addressed to the host it is bound to, so a page on another site cannot reach it by re-pointing its DNS name (DNS rebinding).`);
+    return false;
+  }
+  const method = req.method ?? 'GET';
+  const origin = req.headers.origin;
+  if (!['GET', 'HEAD', 'OPTIONS'].includes(method) && origin !== undefined) {
+    let originHost = '';
+    try {
+      originHost = new URL(origin).host.toLowerCase();
+    } catch {
+      /* "null" or garbage: refused below */
+    }
+    if (!hosts.has(originHost)) {
+      refuse(res, 403, `Refused: a ${method} from origin ${JSON.stringify(origin)}. Studio accepts changes only from its own pages.`);
+      return false;
+    }
+  }
+  if (!token) return true;
+  const url = new URL(req.url ?? '/', 'http://studio.invalid');
+  const given = url.searchParams.get('token');
+  if (given !== null) {
+    if (!safeEqual(given, token)) {
+      refuse(res, 401, 'Refused: wrong Studio token.');
+      return false;
+    }
+    url.searchParams.delete('token');
+    res.writeHead(303, {
+      'set-cookie': `${COOKIE}=${cookieValue}; Path=/; HttpOnly; SameSite=Strict`,
+      location: `${url.pathname}${url.search}`,
+      'cache-control': 'no-store',
+    });
+    res.end();
+    return false;
+  }
+  const auth = req.headers.authorization ?? '';
+  const cookie = readCookie(req.headers.cookie, COOKIE);
+  if ((cookie !== undefined && safeEqual(cookie, cookieValue)) || (auth.startsWith('Bearer ') && safeEqual(auth.slice(7), token))) return true;
+  refuse(res, 401, 'This Studio requires its access token (HEIMDALL_STUDIO_TOKEN). Open the URL that `npm start` printed, which ends in ?token=..., once; the browser then keeps a cookie.');
+  return false;
+}
+
+async function serve() {
+  const { default: next } = await import('next');
+  const app = next({ dev: false, dir: repo, hostname: host, port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  let hosts = allowedHosts(port);
+  const server = http.createServer((req, res) => {
+    if (!guard(req, res, hosts)) return;
+    handle(req, res).catch((e) => {
+      console.error('studio: request failed:', e);
+      if (!res.headersSent) refuse(res, 500, 'Studio hit an internal error; see the server output.');
+      else res.end();
+    });
+  });
+  server.on('error', (e) => fail(e.code === 'EADDRINUSE' ? `port ${port} on ${host} is in use; set PORT to another one` : e.message));
+  await new Promise((resolve) => server.listen(port, host, resolve));
+  const bound = server.address().port;
+  hosts = allowedHosts(bound);
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shown}:${bound}/`;
+  say(`planning tree: ${planning}`);
+  say(`Studio is running at ${token ? `${url}?token=${encodeURIComponent(token)}` : url}`);
+  // Once serving, an error in one request must not take the server down: log it and run on.
+  process.on('uncaughtException', (e) => console.error('studio: uncaught error (server keeps running):', e));
+  process.on('unhandledRejection', (e) => console.error('studio: unhandled rejection (server keeps running):', e));
+  const stop = () => {
+    server.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+// Decided first: preparing the database creates files inside the planning tree.
+const empty = isEmptyTree(planning);
+ensureCli();
+prepareDatabase();
+ensureBuild();
+if (empty) seed();
+await serve();

@@ -1,0 +1,25 @@
+/**
+ * Server components load their first render through the same routers the browser calls, so the
+ * first paint and every later refetch run the same code and the same error mapping.
+ */
+import { createContext } from './context.js';
+import { appRouter } from './root.js';
+import { createCallerFactory, toTrpcError } from './trpc.js';
+
+const createCaller = createCallerFactory(appRouter);
+
+export function serverCaller() {
+  return createCaller(createContext());
+}
+
+/** A server-side result handed to a client component: the data, or the error a person should read. */
+export type Settled<T> = { ok: true; data: T } | { ok: false; error: { message: string; code: string } };
+
+export async function settle<T>(load: () => Promise<T>): Promise<Settled<T>> {
+  try {
+    return { ok: true, data: await load() };
+  } catch (e) {
+    const err = toTrpcError(e);
+    return { ok: false, error: { message: err.message, code: err.code } };
+  }
+}

@@ -1,0 +1,20 @@
+import { blackboardRouter } from './routers/blackboard.js';
+import { capsulesRouter } from './routers/capsules.js';
+import { ledgerRouter } from './routers/ledger.js';
+import { liveRouter } from './routers/live.js';
+import { logRouter } from './routers/log.js';
+import { studioRouter } from './routers/studio.js';
+import { symbolsRouter } from './routers/symbols.js';
+import { router } from './trpc.js';
+
+export const appRouter = router({
+  studio: studioRouter,
+  log: logRouter,
+  symbols: symbolsRouter,
+  blackboard: blackboardRouter,
+  capsules: capsulesRouter,
+  ledger: ledgerRouter,
+  live: liveRouter,
+});
+
+export type AppRouter = typeof appRouter;
