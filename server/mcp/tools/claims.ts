@@ -1,0 +1,40 @@
+/** Claim tools: read_claims, make_claim, release_claim (core: server/core/claims). */
+import { MAX_SURFACES, MAX_TTL_MINUTES, listClaims, makeClaim, releaseClaim } from '../../core/claims/index.js';
+import { CLAIM_SCHEMA, type ToolDef, defineTool } from './types.js';
+
+export const claimTools: ToolDef[] = [
+  defineTool<Record<string, never>>({
+    name: 'read_claims',
+    description: 'List active claims: who is editing which files (globs), for what task, until when. Call before starting work.',
+    output: { properties: { claims: { type: 'array', items: CLAIM_SCHEMA }, count: { type: 'integer' } } },
+    run: (_args, { ctx }) => {
+      const l = listClaims(ctx, { activeOnly: true });
+      return { claims: l.claims, count: l.count };
+    },
+  }),
+  defineTool<{ surfaces: string[]; task: string; ttl_minutes?: number }>({
+    name: 'make_claim',
+    description:
+      'Claim files before editing them. Refused if another agent holds an overlapping claim (the error names holder and task). Claiming again extends your claim.',
+    input: {
+      properties: {
+        surfaces: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_SURFACES, description: 'Repo-relative globs, e.g. ["src/a/**"]' },
+        task: { type: 'string', minLength: 1, description: 'Task id or summary' },
+        ttl_minutes: { type: 'integer', minimum: 1, maximum: MAX_TTL_MINUTES, description: 'Default 60' },
+      },
+      required: ['surfaces', 'task'],
+    },
+    output: { properties: { claim: CLAIM_SCHEMA, extended: { type: 'boolean' } } },
+    run: (a, { ctx, haid }) => {
+      const r = makeClaim(ctx, { haid, surfaces: a.surfaces, task: a.task, ttlMinutes: a.ttl_minutes });
+      return { claim: r.claim, extended: r.extended };
+    },
+  }),
+  defineTool<{ haid?: string }>({
+    name: 'release_claim',
+    description: "Release your claim when done. With haid, release another agent's claim once it has expired.",
+    input: { properties: { haid: { type: 'string', description: 'Whose claim (default: yours)' } } },
+    output: { properties: { released: CLAIM_SCHEMA } },
+    run: (a, { ctx, haid }) => releaseClaim(ctx, { haid: a.haid ?? haid, by: haid }),
+  }),
+];

@@ -1,0 +1,92 @@
+/**
+ * What a tool of heimdall-ledger-mcp is: a name, a description that tells an agent when to call it,
+ * JSON Schemas for its arguments and its result, and a `run` that makes one core call. The server
+ * (server.ts) does everything else once for all tools: argument validation against `inputSchema`,
+ * HAID attribution, the JSON text block plus `structuredContent`, and the error mapping.
+ *
+ * `defineTool` adds the two fields every tool shares, so a tool file never repeats them:
+ * the optional `client_identity` argument and the `haid` echoed in every result.
+ */
+import type { Ctx } from '../../core/context.js';
+
+/** The subset of JSON Schema the tools use (draft-07 and 2020-12 read it the same way). */
+export interface JsonSchema {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  enum?: string[];
+  additionalProperties?: boolean;
+}
+
+export interface ObjectSchema extends JsonSchema {
+  type: 'object';
+  properties: Record<string, JsonSchema>;
+}
+
+export interface ToolContext {
+  ctx: Ctx;
+  /** The HAID the call is attributed to (initialize's clientInfo.name or the call's client_identity). */
+  haid: string;
+}
+
+export interface ToolDef {
+  name: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
+  /** One core call. Throw HeimdallError for a refusal; the server maps it to an isError result. */
+  run(args: Record<string, unknown>, tc: ToolContext): Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+export const CLIENT_IDENTITY: JsonSchema = { type: 'string', description: 'Act as this client name or HAID instead of the initialize identity' };
+
+export interface ToolSpec<A> {
+  name: string;
+  description: string;
+  input?: { properties?: Record<string, JsonSchema>; required?: string[] };
+  output: { properties: Record<string, JsonSchema>; required?: string[] };
+  run(args: A, tc: ToolContext): Record<string, unknown> | Promise<Record<string, unknown>>;
+}
+
+export function defineTool<A>(spec: ToolSpec<A>): ToolDef {
+  const inProps = { ...(spec.input?.properties ?? {}), client_identity: CLIENT_IDENTITY };
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: {
+      type: 'object',
+      properties: inProps,
+      ...(spec.input?.required?.length ? { required: spec.input.required } : {}),
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: { haid: { type: 'string' }, ...spec.output.properties },
+      required: ['haid', ...(spec.output.required ?? Object.keys(spec.output.properties))],
+    },
+    run: (args, tc) => spec.run(args as A, tc),
+  };
+}
+
+/** Result schema of a claim, shared by the claim tools. */
+export const CLAIM_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    haid: { type: 'string' },
+    surfaces: { type: 'array', items: { type: 'string' } },
+    task: { type: 'string' },
+    task_ref: { type: 'string' },
+    created_at: { type: 'string' },
+    expires_at: { type: 'string' },
+    status: { type: 'string', enum: ['active', 'expired', 'retired'] },
+  },
+  required: ['haid', 'surfaces', 'task_ref', 'expires_at'],
+};
