@@ -14,7 +14,7 @@
 import { cleanPath, isPathLike, oneLine, scalarText, stripXmlBlock } from './parse.js';
 import type { GsdImport } from './importer.js';
 import { refPath } from './importer.js';
-import type { GsdPlan } from './tree.js';
+import { type GsdPlan, contextFiles } from './tree.js';
 
 export interface PlanSpec {
   /** The SPEC text handed to renderBrief. */
@@ -219,9 +219,8 @@ export function planSpec(model: GsdImport, plan: GsdPlan): PlanSpec {
   const capsules: string[] = [];
   for (const d of plan.depends) if (model.capsules.has(d) && !capsules.includes(d)) capsules.push(d);
   const byFile = new Map(model.project.summaries.map((s) => [s.file, s.id]));
-  for (const r of plan.contextRefs) {
-    const p = refPath(r);
-    const id = p?.startsWith('.planning/') ? byFile.get(p.slice('.planning/'.length)) : undefined;
+  for (const c of contextFiles(model.project, plan.contextRefs)) {
+    const id = byFile.get(c.rel);
     if (id && id !== plan.id && model.capsules.has(id) && !capsules.includes(id)) capsules.push(id);
   }
   return { spec, symbols: used, capsules, ...(model.invariants ? { invariants: model.invariants } : {}) };

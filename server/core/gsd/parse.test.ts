@@ -1,0 +1,221 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, FIXTURE_NAMES } from './_testkit.js';
+import {
+  asList,
+  cleanPath,
+  contextRefs,
+  parseDependency,
+  parsePlan,
+  parseSummary,
+  planFileRef,
+  refKey,
+  splitFrontmatter,
+  summaryFileRef,
+  taskElements,
+} from './parse.js';
+
+const plan = (fm: string, body = '<objective>x</objective>\n') => `---\n${fm}\n---\n${body}`;
+
+describe('frontmatter', () => {
+  it('reads CRLF files with a BOM like LF files', () => {
+    const lf = plan('phase: 01-core\nplan: 02\nwave: 2\ndepends_on:\n  - 01-01');
+    const crlf = `\uFEFF${lf.replace(/\n/g, '\r\n')}`;
+    const a = parsePlan(lf);
+    const b = parsePlan(crlf);
+    expect(b.wave).toBe(2);
+    expect(b.dependsOn).toEqual(['01-01']);
+    expect(b.phase).toBe(a.phase);
+    expect(b.frontmatter.body).toBe(a.frontmatter.body);
+  });
+
+  it('reads depends_on in all three YAML list styles, a scalar, and null', () => {
+    expect(parsePlan(plan('depends_on:\n  - 01-01\n  - "01-02"')).dependsOn).toEqual(['01-01', '01-02']);
+    expect(parsePlan(plan('depends_on: [03-02, 03-03]')).dependsOn).toEqual(['03-02', '03-03']);
+    expect(parsePlan(plan('depends_on: ["06-01", \'06-02\']')).dependsOn).toEqual(['06-01', '06-02']);
+    expect(parsePlan(plan('depends_on: []')).dependsOn).toEqual([]);
+    expect(parsePlan(plan('depends_on: "01-01, 01-02"')).dependsOn).toEqual(['01-01', '01-02']);
+    expect(parsePlan(plan('depends_on:')).dependsOn).toEqual([]);
+    expect(parsePlan(plan('depends: [1]')).dependsOn).toEqual(['1']);
+  });
+
+  it('keeps plan numbers as strings whether YAML saw 01 or "01"', () => {
+    expect(parsePlan(plan('plan: 01')).plan).toBe('1');
+    expect(parsePlan(plan('plan: "01"')).plan).toBe('01');
+    expect(refKey({ phase: '01', plan: '1' })).toBe(refKey({ phase: '1', plan: '01' }));
+    expect(refKey({ phase: '02.1', plan: '3' })).toBe(refKey({ phase: '2.1', plan: '03' }));
+    expect(refKey({ phase: '02.1', plan: '3' })).not.toBe(refKey({ phase: '2', plan: '3' }));
+  });
+
+  it('falls back to a line-based reading when the YAML is invalid, and says so', () => {
+    const p = parsePlan(plan('wave: 3\ndepends_on: [01-02, 01-03\nfiles_modified:\n  - src/a.ts\nbad: : :'));
+    expect(p.frontmatter.error).toBeTruthy();
+    expect(p.wave).toBe(3);
+    expect(p.filesModified).toEqual(['src/a.ts']);
+    expect(p.dependsOn.map((d) => parseDependency(d, '01')).map((r) => r && refKey(r))).toEqual(['1-2', '1-3']);
+  });
+
+  it('treats a file without --- as body only, and an unclosed block as no frontmatter', () => {
+    const none = splitFrontmatter('# Plan\n\n## Goal\nx\n');
+    expect(none.present).toBe(false);
+    expect(none.body).toContain('## Goal');
+    const open = splitFrontmatter('---\nwave: 1\n# never closed\n');
+    expect(open.present).toBe(false);
+    expect(open.error).toMatch(/never closed/);
+  });
+
+  it('reads must_haves truths, artifacts and key_links, and survives empty or list-shaped must_haves', () => {
+    const p = parsePlan(
+      plan(`must_haves:
+  truths:
+    - "A is true"
+    - B holds
+  artifacts:
+    - path: "src/a.py"
+      provides: "A"
+      min_lines: 60
+    - src/b.py
+  key_links:
+    - from: "src/a.py"
+      to: "SQLite database"
+      via: "sqlite3"
+      pattern: "available_at.*<="`),
+    );
+    expect(p.truths).toEqual(['A is true', 'B holds']);
+    expect(p.artifacts.map((a) => a.path)).toEqual(['src/a.py', 'src/b.py']);
+    expect(p.artifacts[0]?.fields).toEqual([
+      ['provides', 'A'],
+      ['min_lines', '60'],
+    ]);
+    expect(p.keyLinks[0]).toMatchObject({ from: 'src/a.py', to: 'SQLite database' });
+    expect(parsePlan(plan('must_haves:\n  truths:\n  artifacts:\n  key_links:')).truths).toEqual([]);
+    expect(parsePlan(plan('must_haves: ["only a truth"]')).truths).toEqual(['only a truth']);
+  });
+});
+
+describe('dependencies, file names and paths', () => {
+  it('reads the ways plans name other plans', () => {
+    const k = (s: string) => {
+      const r = parseDependency(s, '03');
+      return r && refKey(r);
+    };
+    expect(k('01-01')).toBe('1-1');
+    expect(k('1-1')).toBe('1-1');
+    expect(k('01-02-PLAN.md')).toBe('1-2');
+    expect(k('Plan 01-03')).toBe('1-3');
+    expect(k('02.1-04')).toBe('2.1-4');
+    expect(k('02')).toBe('3-2');
+    expect(k('whatever')).toBeUndefined();
+  });
+
+  it('recognises plan and summary files and nothing else', () => {
+    expect(planFileRef('01-02-PLAN.md')).toEqual({ phase: '01', plan: '02' });
+    expect(planFileRef('02.1-01-PLAN.md')).toEqual({ phase: '02.1', plan: '01' });
+    expect(planFileRef('PAPER_TRADING_PLAN.md')).toBeUndefined();
+    expect(planFileRef('01-RESEARCH.md')).toBeUndefined();
+    expect(summaryFileRef('03-01-SUMMARY.md')).toEqual({ phase: '03', plan: '01' });
+    expect(summaryFileRef('01-02-PLAN.md')).toBeUndefined();
+  });
+
+  it('cleans paths and refuses what is not one', () => {
+    expect(cleanPath('`./src/a.ts`')).toBe('src/a.ts');
+    expect(cleanPath('src/a.ts (new)')).toBe('src/a.ts');
+    expect(cleanPath('SQLite database')).toBeUndefined();
+    expect(cleanPath('https://x.io/a.js')).toBeUndefined();
+    expect(cleanPath('requirements.txt')).toBe('requirements.txt');
+    expect(asList('[a, "b", c]')).toEqual(['a', 'b', 'c']);
+  });
+
+  it('reads @ references, skipping code fences and @-words that are not paths', () => {
+    const block = [
+      '@.planning/PROJECT.md',
+      '- @.planning/STATE.md (current position)',
+      '@src/app.ts',
+      '// @param {string} x',
+      '```python',
+      '@app.get("/x")',
+      '```',
+      'Prior work: see @.planning/phases/01-a/01-01-SUMMARY.md for details.',
+    ].join('\n');
+    expect(contextRefs(block).refs).toEqual(['.planning/PROJECT.md', '.planning/STATE.md', 'src/app.ts', '.planning/phases/01-a/01-01-SUMMARY.md']);
+  });
+
+  it('finds <task> and TDD <feature> elements in document order', () => {
+    const body = '<feature><name>f</name></feature>\n<tasks>\n<task type="auto"><name>t</name></task>\n</tasks>';
+    expect(taskElements(body).map((t) => t.slice(0, 8))).toEqual(['<feature', '<task ty']);
+  });
+});
+
+describe('summaries', () => {
+  it('reads hyphen, underscore and dependency_graph spellings alike', () => {
+    const hyphen = parseSummary(
+      '---\nrequires:\n  - phase: 01-01\n    provides: "lake"\nprovides: [A]\naffects: [01-03]\nkey-files:\n  created: [src/a.py]\n  modified: [src/b.py]\nkey-decisions:\n  - "use X"\n---\n# T Summary\n\n**did A**\n',
+    );
+    const underscore = parseSummary(
+      '---\ndependency_graph:\n  requires: ["01-01"]\n  provides: [A]\n  affects: [01-03]\nkey_files:\n  created:\n    - src/a.py\n  modified:\n    - src/b.py\nkey_decisions:\n  - "use X"\n---\n# T Summary\n\ndid A\n',
+    );
+    const dash = parseSummary('---\ndependency-graph:\n  provides: [A]\nkey-files:\n  modified: [src/a.py, src/b.py]\ndecisions:\n  - decision: "use X"\n    rationale: "fast"\n---\n');
+    for (const s of [hyphen, underscore]) {
+      expect(s.provides).toEqual(['A']);
+      expect(s.affects).toEqual(['01-03']);
+      expect(s.keyFiles).toEqual(['src/a.py', 'src/b.py']);
+      expect(s.decisions).toEqual(['use X']);
+      expect(s.oneLiner).toBe('did A');
+      expect(s.requires.join(' ')).toContain('01-01');
+    }
+    expect(dash.provides).toEqual(['A']);
+    expect(dash.keyFiles).toEqual(['src/a.py', 'src/b.py']);
+    expect(dash.decisions).toEqual(['use X']);
+  });
+
+  it('takes the first real deviation or issue as the gotcha, not "None"', () => {
+    const s = parseSummary('# S\n\nx\n\n## Deviations from Plan\n\nNone - plan executed exactly as written.\n\n## Issues Encountered\n\n- **Alpine** needs node-gyp\n');
+    expect(s.gotcha).toBe('Alpine needs node-gyp');
+  });
+});
+
+describe('every plan and summary of the real fixtures', () => {
+  const files: string[] = [];
+  for (const name of FIXTURE_NAMES) {
+    const phases = path.join(FIXTURES, name, '.planning', 'phases');
+    for (const d of fs.readdirSync(phases)) for (const f of fs.readdirSync(path.join(phases, d))) files.push(path.join(phases, d, f));
+  }
+
+  it('parses, with frontmatter where the file has one', () => {
+    const plans = files.filter((f) => planFileRef(path.basename(f)));
+    expect(plans.length).toBe(55);
+    for (const f of plans) {
+      const raw = fs.readFileSync(f, 'utf8');
+      const p = parsePlan(raw);
+      expect(p.frontmatter.error, f).toBeUndefined();
+      expect(p.frontmatter.present, f).toBe(raw.startsWith('---'));
+      expect(p.tasks, `${f} has tasks`).toBeTruthy();
+      expect(p.objective, `${f} has an objective`).toBeTruthy();
+    }
+  });
+
+  it('finds the truths and context references the files hold', () => {
+    let truths = 0;
+    let refs = 0;
+    for (const f of files.filter((x) => planFileRef(path.basename(x)))) {
+      const raw = fs.readFileSync(f, 'utf8');
+      const p = parsePlan(raw);
+      truths += p.truths.length;
+      refs += p.contextRefs.length;
+      for (const r of p.contextRefs) expect(raw).toContain(`@${r}`);
+    }
+    // Counted independently with awk over the fixtures: "    - " items under "  truths:" in each frontmatter.
+    expect(truths).toBe(295);
+    expect(refs).toBeGreaterThan(200);
+  });
+
+  it('reads key files of every summary that declares them', () => {
+    for (const f of files.filter((x) => summaryFileRef(path.basename(x)))) {
+      const raw = fs.readFileSync(f, 'utf8');
+      const s = parseSummary(raw);
+      if (/^key[-_]files:\s*$/m.test(raw) && /^\s+- \S/m.test(raw)) expect(s.keyFiles.length, f).toBeGreaterThan(0);
+      expect(s.oneLiner || s.title, f).toBeTruthy();
+    }
+  });
+});
