@@ -25,6 +25,7 @@ export const REGISTRY: Record<string, Loader> = {
   bench: () => import('./commands/bench.js'),
   claim: () => import('./commands/claim.js'),
   haid: () => import('./commands/haid.js'),
+  csp: () => import('./commands/csp.js'),
 };
 
 /** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
@@ -43,4 +44,5 @@ export const SUMMARIES: Record<string, string> = {
   bench: 'measure v1 vs v2 brief tokens on a GSD tree: bench gsd DIR [--json]',
   claim: 'team ledger claims: claim claim --surfaces GLOBS --task REF | list | release (collision gate)',
   haid: 'HAID identities: haid spawn CLIENT | register HAID | list | retire HAID | root',
+  csp: 'CSP/1 compact protocol: csp parse|format|validate|init|apply|state|to-json|from-json',
 };
