@@ -1,0 +1,170 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeCtx } from '../context.js';
+import { HeimdallError } from '../errors.js';
+import { tailLog } from '../log/protocolLog.js';
+import { fixedClock, randomIds, sequentialIds } from '../ports.js';
+import { checkHaid, clientSlug, deriveSpawnHaid, roleSuffix } from './haid.js';
+import {
+  actingHaid,
+  haidStatus,
+  haidsFile,
+  listHaids,
+  registerHaid,
+  retireHaid,
+  rootHaid,
+  spawnAndRegister,
+  spawnHaid,
+} from './registry.js';
+
+const T0 = Date.parse('2026-06-11T12:00:00Z');
+const dirs: string[] = [];
+function setup(env: Record<string, string> = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-haid-'));
+  dirs.push(dir);
+  const clock = fixedClock(T0);
+  return { dir, clock, ctx: makeCtx(dir, { clock, ids: sequentialIds('x'), env }) };
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+function thrown(fn: () => unknown): HeimdallError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof HeimdallError) return e;
+    throw e;
+  }
+  throw new Error('expected a HeimdallError');
+}
+
+describe('HAID syntax', () => {
+  it.each(['h-1a2b3c4d', 'h-1a2b3c4d/cursor', 'h-1/claude-code/w2', 'a.b_c-d/e'])('accepts %s', (h) => expect(checkHaid(h)).toBe(h));
+  it.each(['', 'H-1/cursor', 'h-1//x', 'h-1/', '/h-1', 'h 1', 'h-1/-x', 'a/b/c/d/e/f/g/h/i', 'h-1/cur\nsor', 42])('refuses %j', (h) => {
+    expect(thrown(() => checkHaid(h)).message).toMatch(/expected 1-8 "\/"-separated segments/);
+  });
+  it('slugs client names without guessing', () => {
+    expect(clientSlug('cursor')).toBe('cursor');
+    expect(clientSlug('Claude Code')).toBe('claude-code');
+    expect(clientSlug('GitHub Copilot')).toBe('github-copilot');
+    expect(clientSlug('  --vscode!! ')).toBe('vscode');
+    expect(thrown(() => clientSlug('!!!')).message).toMatch(/no letters or digits/);
+    expect(thrown(() => clientSlug(3)).message).toMatch(/must be a string/);
+    expect(deriveSpawnHaid('h-1', 'Cursor')).toBe('h-1/cursor');
+    expect(roleSuffix('h-1/claude-code')).toBe('claude-code');
+  });
+});
+
+describe('root HAID', () => {
+  it('is generated once, stored, and stable per planning tree', () => {
+    const { ctx, dir } = setup();
+    const root = rootHaid(ctx);
+    expect(root).toMatch(/^h-[a-z0-9]{8}$/);
+    expect(rootHaid(makeCtx(dir, { ids: randomIds })) ).toBe(root); // another process, other ids: same root
+    expect(JSON.parse(fs.readFileSync(haidsFile(ctx), 'utf8'))).toMatchObject({ version: '2.0.0', root });
+    expect(tailLog(ctx).entries.filter((e) => e.action === 'root').map((e) => e.detail)).toEqual([root]);
+  });
+  it('differs between planning trees', () => {
+    const a = rootHaid(makeCtx(setup().dir, { ids: randomIds }));
+    const b = rootHaid(makeCtx(setup().dir, { ids: randomIds }));
+    expect(a).not.toBe(b);
+  });
+});
+
+describe('spawn, register, list, retire', () => {
+  it('spawn derives {root}/{client} without registering', () => {
+    const { ctx } = setup();
+    const root = rootHaid(ctx);
+    expect(spawnHaid(ctx, 'cursor')).toBe(`${root}/cursor`);
+    expect(listHaids(ctx).haids).toEqual([]);
+  });
+
+  it('register records the HAID active with its role suffix; idempotent; role suffix distinguishes clients', () => {
+    const { ctx, clock } = setup();
+    const root = rootHaid(ctx);
+    expect(registerHaid(ctx, `${root}/cursor`, 'cursor')).toEqual({
+      changed: true,
+      record: { haid: `${root}/cursor`, role: 'cursor', status: 'active', registered_at: '2026-06-11T12:00:00Z' },
+    });
+    clock.advance(60_000);
+    expect(registerHaid(ctx, `${root}/cursor`).changed).toBe(false);
+    registerHaid(ctx, `${root}/copilot`);
+    registerHaid(ctx, `${root}/claude-code`, 'Claude Code');
+    expect(listHaids(ctx).haids.map((h) => [h.haid, h.role, h.status])).toEqual([
+      [`${root}/claude-code`, 'claude-code', 'active'],
+      [`${root}/copilot`, 'copilot', 'active'],
+      [`${root}/cursor`, 'cursor', 'active'],
+    ]);
+    expect(tailLog(ctx).entries.filter((e) => e.action === 'register')).toHaveLength(3);
+  });
+
+  it('refuses a role that is not the suffix, the root itself, and HAIDs of other trees', () => {
+    const { ctx } = setup();
+    const root = rootHaid(ctx);
+    expect(thrown(() => registerHaid(ctx, `${root}/cursor`, 'copilot')).message).toMatch(/ends in \/cursor, so its role is cursor, not copilot/);
+    expect(thrown(() => registerHaid(ctx, root)).message).toMatch(/is the root HAID/);
+    expect(thrown(() => registerHaid(ctx, 'h-zzzzzzzz/cursor')).message).toMatch(/not part of this planning tree/);
+    expect(fs.readFileSync(haidsFile(ctx), 'utf8')).not.toContain('copilot');
+  });
+
+  it('retire marks it retired (kept for history); register makes it active again', () => {
+    const { ctx } = setup();
+    const h = `${rootHaid(ctx)}/cursor`;
+    registerHaid(ctx, h);
+    expect(retireHaid(ctx, h).record).toMatchObject({ status: 'retired', retired_at: '2026-06-11T12:00:00Z' });
+    expect(retireHaid(ctx, h).changed).toBe(false);
+    expect(haidStatus(ctx, h)).toBe('retired');
+    expect(registerHaid(ctx, h).changed).toBe(true);
+    expect(haidStatus(ctx, h)).toBe('active');
+    expect(thrown(() => retireHaid(ctx, `${rootHaid(ctx)}/nobody`)).code).toBe('not_found');
+  });
+
+  it('spawnAndRegister takes a client name or a full HAID', () => {
+    const { ctx } = setup();
+    const root = rootHaid(ctx);
+    expect(spawnAndRegister(ctx, 'Cursor').haid).toBe(`${root}/cursor`);
+    expect(spawnAndRegister(ctx, `${root}/cursor/w2`)).toMatchObject({ haid: `${root}/cursor/w2`, role: 'w2' });
+    expect(thrown(() => spawnAndRegister(ctx, 'h-other/cursor')).message).toMatch(/client_identity h-other\/cursor is not part/);
+  });
+});
+
+describe('actingHaid (the CLI default)', () => {
+  it('--haid, else $HEIMDALL_HAID, else {root}/cli', () => {
+    const { ctx, dir } = setup();
+    const root = rootHaid(ctx);
+    expect(actingHaid(ctx)).toBe(`${root}/cli`);
+    expect(actingHaid(ctx, `${root}/x`)).toBe(`${root}/x`);
+    const withEnv = makeCtx(dir, { env: { HEIMDALL_HAID: `${root}/ci` } });
+    expect(actingHaid(withEnv)).toBe(`${root}/ci`);
+    expect(actingHaid(withEnv, `${root}/x`)).toBe(`${root}/x`);
+    const badEnv = makeCtx(dir, { env: { HEIMDALL_HAID: 'Nope' } });
+    expect(thrown(() => actingHaid(badEnv)).message).toMatch(/invalid \$HEIMDALL_HAID "Nope"/);
+  });
+});
+
+describe('a hand-edited haids.json', () => {
+  const broken: Array<[string, string, RegExp]> = [
+    ['not JSON', '{', /is not valid JSON/],
+    ['bad root', '{"version":"2.0.0","root":"H/1","haids":{}}', /"root" must be one HAID segment/],
+    ['bad status', '{"version":"2.0.0","root":"h-1","haids":{"h-1/a":{"role":"a","status":"gone","registered_at":"2026-06-11T12:00:00Z"}}}', /status" must be "active" or "retired"/],
+    ['bad role', '{"version":"2.0.0","root":"h-1","haids":{"h-1/a":{"role":"A B","status":"active","registered_at":"2026-06-11T12:00:00Z"}}}', /role" must be a role/],
+    ['bad time', '{"version":"2.0.0","root":"h-1","haids":{"h-1/a":{"role":"a","status":"active","registered_at":"soon"}}}', /registered_at" must be an ISO-8601 time/],
+    ['newer version', '{"version":"9.0.0","root":"h-1","haids":{}}', /newer than this heimdall/],
+  ];
+  for (const [name, text, re] of broken) {
+    it(`${name}: refused with the file named, never rewritten`, () => {
+      const { ctx } = setup();
+      fs.mkdirSync(path.dirname(haidsFile(ctx)), { recursive: true });
+      fs.writeFileSync(haidsFile(ctx), text);
+      for (const call of [() => rootHaid(ctx), () => registerHaid(ctx, 'h-1/a'), () => listHaids(ctx)]) {
+        const e = thrown(call);
+        expect(e.code).toBe('environment');
+        expect(e.message).toContain(haidsFile(ctx));
+        expect(e.message).toMatch(re);
+      }
+      expect(fs.readFileSync(haidsFile(ctx), 'utf8')).toBe(text);
+    });
+  }
+});
