@@ -121,6 +121,23 @@ describe('bench gsd on a synthetic tree', () => {
     expect(r.plans.map((x) => x.id)).toEqual(['01-01', '01-03', '01-06', '01-07', '01-02', '01-04', '01-05', '02.1-01']);
   });
 
+  it('takes extension-less declared files (Dockerfile) as places: ids in lists, words left alone in prose', () => {
+    const project = syntheticProject();
+    for (const id of ['01-06', '01-07']) {
+      const f = path.join(project, '.planning/phases/01-core', `${id}-PLAN.md`);
+      const text = fs.readFileSync(f, 'utf8').replace('wave: 1', 'wave: 1\nfiles_modified: [Dockerfile, Makefile]').replace(/<objective>(\w+)/, '<objective>$1: update the Dockerfile and `Makefile`');
+      fs.writeFileSync(f, text);
+    }
+    const r = benchGsd(base(), project, { texts: true });
+    expect(r.total.completeness_pct).toBe(100);
+    const v2 = r.plans.find((x) => x.id === '01-06')?.v2_text as string;
+    const docker = /^(F\d+)\tDockerfile$/m.exec(v2)?.[1];
+    const make = /^(F\d+)\tMakefile$/m.exec(v2)?.[1];
+    expect(docker && make).toBeTruthy();
+    expect(v2).toContain(`files: ${docker}, ${make}`);
+    expect(v2).toContain(`update the Dockerfile and \`${make}\``);
+  });
+
   it('keeps the copy only when asked', () => {
     const r = benchGsd(base(), syntheticProject(), { keep: true });
     expect(fs.existsSync(path.join(r.planning_dir, 'protocol', 'tasks.json'))).toBe(true);

@@ -36,7 +36,7 @@ import { buildBrief } from '../briefs/briefs.js';
 import { computeDelta, setBaseline } from '../ledger/ledger.js';
 import { logAction } from '../log/protocolLog.js';
 import { readSymbols } from '../symbols/symbols.js';
-import { type ImportReport, importGsd } from './importer.js';
+import { type ImportReport, importGsd, treePaths } from './importer.js';
 import { checkCompleteness, planSpec } from './spec.js';
 import { type GsdPlan, contextFiles, resolveGsdDir } from './tree.js';
 
@@ -181,6 +181,7 @@ export function benchGsd(base: Ctx, dir: string, opts: BenchOptions = {}): Bench
     logAction(ctx, 'protocol', 'bench', `start run ${run} (${source}, ${model.project.plans.length} plans)`);
     const table = readSymbols(ctx);
     const skipped = new Set(model.tasks.path_ids.skipped);
+    const declaredPaths = new Set(treePaths(model.project));
     const count = (t: string) => ctx.tokenizer.count(t);
     const rows: BenchPlan[] = [];
     for (const plan of model.project.plans) {
@@ -204,6 +205,7 @@ export function benchGsd(base: Ctx, dir: string, opts: BenchOptions = {}): Bench
         pathPrefix: model.tasks.path_ids.prefix,
         truthIds: model.truthIds.get(plan.id) ?? [],
         requirementIds: plan.parsed.requirements.map((r) => model.requirementIds.get(r) ?? r),
+        declaredPaths,
       });
       const v1Tokens = count(v1.text);
       const floor = count(floorText(plan));

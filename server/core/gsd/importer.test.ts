@@ -166,6 +166,25 @@ describe('import gsd on an odd synthetic tree', () => {
     expect(model.tasks.path_ids.skipped).toEqual([1, 3]);
   });
 
+  it('also reads phases archived by a finished milestone; a live plan wins over an archived one', () => {
+    const project = syntheticProject();
+    const planning = path.join(project, '.planning');
+    const arch = path.join(planning, 'milestones/v0.9-phases/00-setup');
+    fs.mkdirSync(arch, { recursive: true });
+    fs.writeFileSync(path.join(arch, '00-01-PLAN.md'), '---\nwave: 1\n---\n<objective>setup</objective>\n<tasks><task><name>s</name></task></tasks>\n');
+    fs.writeFileSync(path.join(arch, '00-01-SUMMARY.md'), '# Setup Summary\n\n**repo scaffolded**\n');
+    const dup = path.join(planning, 'milestones/v0.9-phases/01-core');
+    fs.mkdirSync(dup, { recursive: true });
+    fs.writeFileSync(path.join(dup, '01-01-PLAN.md'), '<objective>old copy</objective>\n');
+    const ctx = ctxAt(planning);
+    const { report, model } = importGsd(ctx);
+    expect(report.plans).toBe(9);
+    expect(model.project.plans.find((p) => p.id === '00-01')?.file).toBe('milestones/v0.9-phases/00-setup/00-01-PLAN.md');
+    expect(model.project.plans.find((p) => p.id === '01-01')?.file).toBe('phases/01-core/01-01-PLAN.md');
+    expect(report.issues.filter((i) => i.kind === 'duplicate_plan').map((i) => i.file)).toEqual(['milestones/v0.9-phases/01-core/01-01-PLAN.md']);
+    expect(readCapsule(ctx, '00-01').what).toBe('repo scaffolded');
+  });
+
   it('refuses a tasks.json it cannot read and leaves it untouched', () => {
     const project = syntheticProject();
     const ctx = ctxAt(path.join(project, '.planning'));

@@ -131,6 +131,11 @@ function pathOccurrences(project: GsdProject): Map<string, number> {
   return counts;
 }
 
+/** Every path the tree declares in its structured parts (frontmatter, task files, summaries' key files). */
+export function treePaths(project: GsdProject): string[] {
+  return [...pathOccurrences(project).keys()];
+}
+
 /** A context reference as a project-relative path (`.planning/...` kept as such). */
 export function refPath(ref: string): string | undefined {
   const rel = planningRelative(ref);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, FIXTURE_NAMES } from './_testkit.js';
 import {
   asList,
+  cleanDeclaredPath,
   cleanPath,
   contextRefs,
   parseDependency,
@@ -124,6 +125,10 @@ describe('dependencies, file names and paths', () => {
     expect(cleanPath('SQLite database')).toBeUndefined();
     expect(cleanPath('https://x.io/a.js')).toBeUndefined();
     expect(cleanPath('requirements.txt')).toBe('requirements.txt');
+    expect(cleanPath('Dockerfile')).toBeUndefined();
+    expect(cleanDeclaredPath('Dockerfile')).toBe('Dockerfile');
+    expect(cleanDeclaredPath('none')).toBeUndefined();
+    expect(parsePlan(plan('files_modified: [Dockerfile, "src/a.ts (new)", ./b.py]')).filesModified).toEqual(['Dockerfile', 'src/a.ts', 'b.py']);
     expect(asList('[a, "b", c]')).toEqual(['a', 'b', 'c']);
   });
 
@@ -137,8 +142,15 @@ describe('dependencies, file names and paths', () => {
       '@app.get("/x")',
       '```',
       'Prior work: see @.planning/phases/01-a/01-01-SUMMARY.md for details.',
+      '@.planning\\phases\\01-a\\01-RESEARCH.md',
     ].join('\n');
-    expect(contextRefs(block).refs).toEqual(['.planning/PROJECT.md', '.planning/STATE.md', 'src/app.ts', '.planning/phases/01-a/01-01-SUMMARY.md']);
+    expect(contextRefs(block).refs).toEqual([
+      '.planning/PROJECT.md',
+      '.planning/STATE.md',
+      'src/app.ts',
+      '.planning/phases/01-a/01-01-SUMMARY.md',
+      '.planning/phases/01-a/01-RESEARCH.md',
+    ]);
   });
 
   it('finds <task> and TDD <feature> elements in document order', () => {

@@ -285,7 +285,7 @@ export function contextRefs(block: string): { refs: string[]; refLines: Set<numb
 }
 
 function cleanRef(s: string): string {
-  return s.replace(/[.:;]+$/, '').replace(/^\.\//, '');
+  return s.replace(/\\/g, '/').replace(/[.:;]+$/, '').replace(/^\.\//, '');
 }
 
 /** Looks like a file path: has a slash, or ends in an extension. */
@@ -294,14 +294,29 @@ export function isPathLike(s: string): boolean {
   return s.includes('/') || /\.[A-Za-z0-9]{1,8}$/.test(s);
 }
 
-/** Normalize a path as plans write it: no backticks or quotes, no ./ prefix, no "(new)" note. */
-export function cleanPath(raw: string): string | undefined {
+function stripPathNotes(raw: string): string {
   let s = raw.trim().replace(/^[`'"]+|[`'"]+$/g, '');
   s = s.replace(/\s+\((?:new|created|modified|updated|deleted|optional)[^)]*\)$/i, '');
   s = s.replace(/\s+[-—–]\s+.*$/, '');
-  s = s.replace(/^\.\//, '').trim();
+  return s.replace(/^\.\//, '').trim();
+}
+
+/** Normalize a path as plans write it: no backticks or quotes, no ./ prefix, no "(new)" note. */
+export function cleanPath(raw: string): string | undefined {
+  const s = stripPathNotes(raw);
   if (!s || s.length > 400 || /\s/.test(s) || !isPathLike(s) || /[<>|*]/.test(s)) return undefined;
   return s;
+}
+
+/**
+ * A path from a list that declares paths (files_modified, key-files, artifacts): also accepts names
+ * without a slash or an extension (Dockerfile, Makefile, LICENSE), which prose could not be trusted with.
+ */
+export function cleanDeclaredPath(raw: string): string | undefined {
+  const p = cleanPath(raw);
+  if (p) return p;
+  const s = stripPathNotes(raw);
+  return /^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,99}$/.test(s) && !/^(none|n\/a|tbd|-+)$/i.test(s) ? s : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -374,7 +389,7 @@ function readMustHaves(v: unknown, out: ParsedPlan): void {
     if (ck === 'truths') out.truths.push(...asList(x).map((t) => oneLine(t)).filter(Boolean));
     else if (ck === 'artifacts') {
       for (const a of Array.isArray(x) ? x : x ? [x] : []) {
-        if (isRecord(a)) out.artifacts.push({ path: cleanPath(scalarText(a.path)), fields: fieldsOf(a, ['path']) });
+        if (isRecord(a)) out.artifacts.push({ path: cleanDeclaredPath(scalarText(a.path)), fields: fieldsOf(a, ['path']) });
         else if (typeof a === 'string') out.artifacts.push({ path: cleanPath(a), fields: cleanPath(a) ? [] : [['note', oneLine(a)]] });
       }
     } else if (ck === 'keylinks') {
@@ -423,7 +438,7 @@ export function parsePlan(raw: string): ParsedPlan {
   if (typeof auto === 'boolean') out.autonomous = auto;
   else if (typeof auto === 'string' && /^(true|false)$/i.test(auto.trim())) out.autonomous = auto.trim().toLowerCase() === 'true';
   out.dependsOn = asList(pick(d, 'depends_on', 'depends'));
-  out.filesModified = [...new Set(asList(pick(d, 'files_modified', 'files')).map(cleanPath).filter((s): s is string => !!s))];
+  out.filesModified = [...new Set(asList(pick(d, 'files_modified', 'files')).map(cleanDeclaredPath).filter((s): s is string => !!s))];
   out.requirements = [...new Set(asList(pick(d, 'requirements')).map((r) => oneLine(r, 200)).filter(Boolean))];
   readMustHaves(pick(d, 'must_haves'), out);
   for (const [k, v] of Object.entries(d)) if (!KNOWN_PLAN_KEYS.has(canonicalKey(k))) out.extra.push([k, v]);
@@ -485,7 +500,7 @@ function keyFiles(v: unknown): string[] {
     else if (isRecord(x)) Object.values(x).forEach(visit);
     else if (typeof x === 'string') {
       for (const part of x.split(',')) {
-        const p = cleanPath(part);
+        const p = cleanDeclaredPath(part);
         if (p) out.push(p);
       }
     }

@@ -12,8 +12,7 @@
  *    truth becomes the truth's id. Commands (`<automated>`) stay verbatim so they still run.
  */
 import { cleanPath, isPathLike, oneLine, scalarText, stripXmlBlock } from './parse.js';
-import type { GsdImport } from './importer.js';
-import { refPath } from './importer.js';
+import { type GsdImport, refPath } from './importer.js';
 import { type GsdPlan, contextFiles } from './tree.js';
 
 export interface PlanSpec {
@@ -36,7 +35,11 @@ const PATH_CHAR = 'A-Za-z0-9_./~@-';
 export class PathReplacer {
   private readonly re: RegExp | undefined;
   constructor(private readonly ids: Map<string, string>) {
-    const paths = [...ids.keys()].sort((a, b) => b.length - a.length).map(escapeRe);
+    // Bare names (Dockerfile) are replaced only as a whole inline-code span: in prose they may be words.
+    const paths = [...ids.keys()]
+      .filter(isPathLike)
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRe);
     this.re = paths.length ? new RegExp(`(?<![${PATH_CHAR}])(?:${paths.join('|')})(?![A-Za-z0-9_/-]|\\.[A-Za-z0-9_])`, 'g') : undefined;
   }
 
@@ -82,6 +85,18 @@ export class PathReplacer {
     used(id);
     return id;
   }
+}
+
+const replacers = new WeakMap<Map<string, string>, PathReplacer>();
+
+/** One replacer per import (its regex covers every recurring path of the tree). */
+function replacerFor(model: GsdImport): PathReplacer {
+  let r = replacers.get(model.pathIds);
+  if (!r) {
+    r = new PathReplacer(model.pathIds);
+    replacers.set(model.pathIds, r);
+  }
+  return r;
 }
 
 function normCriterion(s: string): string {
@@ -176,7 +191,7 @@ export function planSpec(model: GsdImport, plan: GsdPlan): PlanSpec {
     truthIds.forEach(use);
     lines.push(`must be true: ${truthIds.join(', ')}`);
   }
-  const replacer = new PathReplacer(model.pathIds);
+  const replacer = replacerFor(model);
   const inline = (s: string) => replacer.text(s, use);
   for (const a of pp.artifacts) {
     const fields = a.fields.map(([k, v]) => `${k}: ${inline(v)}`).join('; ');
@@ -269,6 +284,8 @@ export interface CompletenessInput {
   pathPrefix: string;
   truthIds: string[];
   requirementIds: string[];
+  /** Names declared as paths anywhere in the tree (files_modified, key-files): `Dockerfile` is a place, not an id. */
+  declaredPaths?: Iterable<string>;
 }
 
 /** Split a rendered brief into its SYMBOLS entries, capsule ids and the rest (spec, capsule bodies). */
@@ -319,11 +336,16 @@ export function checkCompleteness(input: CompletenessInput): Completeness {
   const pathId = new RegExp(`(?<![A-Za-z0-9_.-])${input.pathPrefix}(\\d+)(?![A-Za-z0-9_])`, 'g');
   for (const m of scanned.matchAll(pathId)) if (!input.skipped.has(Number(m[1]))) idTokens.add(m[0]);
   for (const m of scanned.matchAll(/(?<![A-Za-z0-9_.-])(\d+(?:\.\d+)*-\d+\.T\d+)(?![A-Za-z0-9_])/g)) idTokens.add(m[1] as string);
-  const listLine = /^(requirements|files|refs \(open when needed\)|must be true|where): (.*)$/;
+  // Lists of ids: every token is an id. Lists of places: a token is an id unless it is a path
+  // (with a slash or an extension) or a declared name the plan or a capsule's summary lists.
+  const declared = new Set(input.declaredPaths ?? []);
   for (const line of scanned.split('\n')) {
-    const m = listLine.exec(line);
+    const m = /^(requirements|must be true|files|refs \(open when needed\)|where): (.*)$/.exec(line);
     if (!m) continue;
-    for (const tok of (m[2] as string).split(',').map((s) => s.trim())) if (tok && !isPathLike(tok)) idTokens.add(tok);
+    const places = m[1] !== 'requirements' && m[1] !== 'must be true';
+    for (const tok of (m[2] as string).split(',').map((s) => s.trim())) {
+      if (tok && !(places && (isPathLike(tok) || declared.has(tok)))) idTokens.add(tok);
+    }
   }
   for (const id of [...idTokens].sort()) check(defined(id), `id ${id} is used but defined neither in the brief nor in the symbol table`);
 

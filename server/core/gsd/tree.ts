@@ -269,6 +269,12 @@ export function loadGsdProject(dir: string): GsdProject {
   };
 
   visit(phasesDir, 'phases', '', 0);
+  // Finished milestones archive their phase folders (milestones/v1.0-phases/NN-name/...): read them
+  // after the live phases, so a live plan wins over an archived one with the same id.
+  const milestones = path.join(planningDir, 'milestones');
+  for (const e of readDirSafe(milestones).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (e.isDirectory() && /phases/i.test(e.name)) visit(path.join(milestones, e.name), `milestones/${e.name}`, '', 0);
+  }
 
   // Dependencies: resolve against the plans that exist (padding-insensitive).
   for (const p of plansByKey.values()) {
