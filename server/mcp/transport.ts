@@ -297,8 +297,10 @@ export class LineStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     const m = message as { id?: Id; method?: string };
-    await this.write(message);
+    const written = this.write(message);
+    // Settle at once, so a waiting error line follows this answer directly.
     if (m.method === undefined && m.id !== undefined) this.settle(String(m.id));
+    await written;
   }
 
   private maybeClose(): void {

@@ -1,0 +1,162 @@
+/**
+ * The built server (bin/heimdall-ledger-mcp -> dist/mcp/stdio.js), driven as hosts drive it: the SDK's
+ * own Client over a stdio transport, and the spec's `printf ... | bin/heimdall-ledger-mcp` round trip
+ * replayed byte for byte. Needs `npm run build:cli` first (npm test does it).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = (name: string) => path.join(repo, 'bin', name);
+const dirs: string[] = [];
+
+beforeAll(() => {
+  for (const f of ['dist/mcp/stdio.js', 'dist/cli/main.js']) {
+    if (!fs.existsSync(path.join(repo, f))) throw new Error(`${f} is missing: run npm run build:cli first`);
+  }
+});
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function planningDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-mcp-stdio-'));
+  dirs.push(d);
+  return path.join(d, '.planning');
+}
+
+function run(cmd: string, args: string[], dir: string, input?: string) {
+  const r = spawnSync(cmd, args, { cwd: repo, input, encoding: 'utf8', env: { ...process.env, HEIMDALL_PLANNING_DIR: dir }, timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('heimdall-ledger-mcp over stdio', () => {
+  it('the SDK Client initializes, lists tools, makes a claim; heimdall-claim list shows it with the client HAID in task_ref', async () => {
+    const dir = planningDir();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin('heimdall-ledger-mcp')],
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? '', HEIMDALL_PLANNING_DIR: dir },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const client = new Client({ name: 'claude-code', version: '2.0.0' });
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()).toEqual({ name: 'heimdall-ledger-mcp', version: '1.0.0' });
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(['read_claims', 'make_claim', 'release_claim', 'read_capsules', 'append_decision', 'raise_conflict_pr']);
+      const r = (await client.callTool({ name: 'make_claim', arguments: { surfaces: ['src/a/**'], task: 'T-9' } })) as CallToolResult;
+      expect(r.isError).toBeFalsy();
+      const sc = r.structuredContent as { haid: string; claim: { task_ref: string } };
+      expect(sc.haid).toMatch(/^h-[a-z0-9]{8}\/claude-code$/);
+      expect(sc.claim.task_ref).toBe(`${sc.haid}:T-9`);
+      expect(await client.ping()).toEqual({});
+
+      const list = run(bin('heimdall-claim'), ['list'], dir);
+      expect(list.code).toBe(0);
+      const [line, ...more] = list.stdout.trimEnd().split('\n');
+      expect(more).toEqual([]);
+      const cols = (line as string).split('\t');
+      expect(cols[0]).toBe(sc.haid);
+      expect(cols[1]).toBe('active');
+      expect(cols[3]).toBe(`${sc.haid}:T-9`);
+      expect(cols[4]).toBe('src/a/**');
+      const json = JSON.parse(run(bin('heimdall-claim'), ['list', '--json'], dir).stdout);
+      expect(json.claims[0].task_ref).toBe(`${sc.haid}:T-9`);
+      const haids = run(bin('heimdall-haid'), ['list'], dir).stdout;
+      expect(haids).toContain(`${sc.haid}\tclaude-code\tactive`);
+    } finally {
+      await client.close();
+    }
+    expect(stderr).toContain('heimdall-ledger-mcp: serving 6 tools on stdio');
+  });
+
+  it("replays the spec's printf round trip byte for byte", () => {
+    const dir = planningDir();
+    const root = run(bin('heimdall-haid'), ['root'], dir).stdout.trim();
+    expect(root).toMatch(/^h-[a-z0-9]{8}$/);
+    const before = Math.floor(Date.now() / 1000) * 1000;
+    const script = [
+      "printf '%s\\n' \\",
+      `'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"cursor"}}}' \\`,
+      `'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"make_claim","arguments":{"surfaces":["src/a/**"],"task":"T-9"}}}' \\`,
+      '| bin/heimdall-ledger-mcp',
+    ].join('\n');
+    const r = run('bash', ['-c', script], dir);
+    const after = Date.now();
+    expect(r.code).toBe(0);
+
+    // The one value the server chose (the time); everything else below is literal.
+    const claims = JSON.parse(fs.readFileSync(path.join(dir, 'ledger/claims.json'), 'utf8'));
+    const created: string = claims.claims[`${root}/cursor`].created_at;
+    const t = Date.parse(created);
+    expect(t).toBeGreaterThanOrEqual(before);
+    expect(t).toBeLessThanOrEqual(after);
+    const expires = new Date(t + 3600_000).toISOString().replace('.000Z', 'Z');
+    const h = `${root}/cursor`;
+    const structured = `{"haid":"${h}","claim":{"haid":"${h}","surfaces":["src/a/**"],"task":"T-9","task_ref":"${h}:T-9","created_at":"${created}","expires_at":"${expires}"},"extended":false}`;
+    expect(r.stdout).toBe(
+      [
+        '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"heimdall-ledger-mcp","version":"1.0.0"},"instructions":"Heimdall team ledger, shared by every agent on this repository. Before editing files, read_claims and make_claim them; release_claim when done. Record team-wide decisions with append_decision; to override another agent, raise_conflict_pr."}}',
+        `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":${JSON.stringify(structured)}}],"structuredContent":${structured}}}`,
+        '',
+      ].join('\n'),
+    );
+    expect(r.stderr).toContain(`client "cursor" attributed as ${h}`);
+
+    const list = run(bin('heimdall-claim'), ['list'], dir);
+    expect(list).toEqual({ code: 0, stdout: `${h}\tactive\t${expires}\t${h}:T-9\tsrc/a/**\n`, stderr: '' });
+    const log = fs.readFileSync(path.join(dir, 'protocol.log'), 'utf8').trimEnd().split('\n').map((l) => l.split('\t').slice(1).join('\t'));
+    expect(log).toEqual([`haid\troot\t${root}`, `haid\tregister\t${h} role=cursor`, `claim\tclaim\t${h} src/a/** task=${h}:T-9 until=${expires}`]);
+  });
+
+  it('reads Content-Length frames and lines in one stream, answers malformed JSON with -32700 and keeps serving', () => {
+    const dir = planningDir();
+    const frame = (o: object) => {
+      const b = JSON.stringify(o);
+      return `Content-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`;
+    };
+    const input = [
+      frame({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'copilot', version: '1' } } }),
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_claims"}\n', // truncated JSON
+      frame({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'make_claim', arguments: { surfaces: ['lib/**'], task: 'T-1' } } }),
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"make_claim","arguments":{"surfaces":"lib"}}}\n',
+      frame({ jsonrpc: '2.0', id: 5, method: 'ping' }),
+    ].join('');
+    const r = run(bin('heimdall-ledger-mcp'), [], dir, input);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines.pop()).toBe('');
+    const msgs = lines.map((l) => JSON.parse(l));
+    // Answers may come in any order (JSON-RPC matches them by id), but the parse error is written
+    // right after the answer to the request read before it.
+    expect(msgs.slice(0, 2).map((m) => [m.id, m.error?.code ?? 'ok'])).toEqual([
+      [1, 'ok'],
+      [null, -32700],
+    ]);
+    const byId = new Map(msgs.map((m) => [m.id, m]));
+    expect([...byId.keys()].sort()).toEqual([1, 3, 4, 5, null].sort());
+    expect(byId.get(1).result.protocolVersion).toBe('2025-06-18');
+    expect(byId.get(3).result.structuredContent.claim.task_ref).toMatch(/\/copilot:T-1$/);
+    expect(byId.get(4).result.isError).toBe(true);
+    expect(byId.get(5).result).toEqual({});
+    const err4 = byId.get(4).result.content[0].text as string;
+    expect(err4).toMatch(/surfaces must be of type array/);
+    expect(err4).toMatch(/task is required/);
+    expect(err4).toMatch(/Expected make_claim\(surfaces: string\[\], task: string/);
+    expect(r.stderr).toMatch(/Parse error/); // diagnostics on stderr, never on stdout
+  });
+});

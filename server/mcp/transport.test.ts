@@ -1,0 +1,144 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { FrameReader, LineStdioTransport, serializeMessage } from './transport.js';
+
+const msg = (o: object) => JSON.stringify(o);
+const framed = (body: string, extra = '') => `Content-Length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+
+describe('FrameReader', () => {
+  it('reads newline-delimited JSON, CRLF too, skipping blank lines', () => {
+    const r = new FrameReader();
+    expect(r.push(Buffer.from('{"a":1}\n\r\n{"b":2}\r\n{"c"'))).toEqual([
+      { kind: 'message', text: '{"a":1}' },
+      { kind: 'message', text: '{"b":2}' },
+    ]);
+    expect(r.push(Buffer.from(':3}\n'))).toEqual([{ kind: 'message', text: '{"c":3}' }]);
+  });
+
+  it('reads Content-Length frames, split anywhere, with multi-byte UTF-8 bodies and extra headers', () => {
+    const body = msg({ jsonrpc: '2.0', id: 1, method: 'ping', params: { note: 'héllo ✓' } });
+    const bytes = Buffer.from(framed(body, 'Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n'));
+    const r = new FrameReader();
+    const out = [];
+    for (let i = 0; i < bytes.length; i += 7) out.push(...r.push(bytes.subarray(i, i + 7)));
+    expect(out).toEqual([{ kind: 'message', text: body }]);
+  });
+
+  it('accepts both framings alternating in one stream, with or without separators', () => {
+    const a = msg({ n: 1 });
+    const b = msg({ n: 2 });
+    const r = new FrameReader();
+    expect(r.push(Buffer.from(`${framed(a)}${b}\n${framed(a)}\n${b}\n`)).map((f) => f.kind === 'message' && f.text)).toEqual([a, b, a, b]);
+  });
+
+  it('a last line without a newline is still read when the input ends', () => {
+    const r = new FrameReader();
+    expect(r.push(Buffer.from('{"x":1}'))).toEqual([]);
+    expect(r.end()).toEqual([{ kind: 'message', text: '{"x":1}' }]);
+  });
+
+  it('reports bad framing and recovers', () => {
+    const r = new FrameReader();
+    const good = msg({ ok: true });
+    const out = r.push(Buffer.from(`Content-Length: abc\r\n\r\n${good}\nX-Other: 1\n{"not":"a header"}\n\n${good}\n`));
+    expect(out[0]).toEqual({ kind: 'error', message: 'a framed message needs a numeric Content-Length header (got "abc")' });
+    expect(out[1]).toEqual({ kind: 'message', text: good });
+    expect(out[2]?.kind).toBe('error');
+    expect(out[2]?.kind === 'error' && out[2].message).toMatch(/expected a header such as "Content-Length: 42"/);
+    expect(out.slice(3)).toEqual([
+      { kind: 'message', text: '{"not":"a header"}' },
+      { kind: 'message', text: good },
+    ]);
+  });
+
+  it('skips an oversized frame and an oversized line, then keeps reading', () => {
+    const r = new FrameReader(64);
+    const big = 'x'.repeat(100);
+    const out = r.push(Buffer.from(`Content-Length: 100\r\n\r\n${big}{"a":1}\n${big}\n{"b":2}\n`));
+    expect(out.map((f) => f.kind)).toEqual(['error', 'message', 'error', 'message']);
+    expect(out[1]).toEqual({ kind: 'message', text: '{"a":1}' });
+    expect(out[3]).toEqual({ kind: 'message', text: '{"b":2}' });
+  });
+
+  it('reports a frame cut short by the end of input', () => {
+    const r = new FrameReader();
+    expect(r.push(Buffer.from('Content-Length: 50\r\n\r\n{"a":'))).toEqual([]);
+    expect(r.end()[0]).toMatchObject({ kind: 'error', message: expect.stringMatching(/45 bytes short of the announced Content-Length 50/) });
+  });
+});
+
+describe('serializeMessage', () => {
+  it('writes one line with jsonrpc and id first', () => {
+    expect(serializeMessage({ result: { a: 1 }, id: 7, jsonrpc: '2.0' } as never)).toBe('{"jsonrpc":"2.0","id":7,"result":{"a":1}}\n');
+  });
+});
+
+describe('LineStdioTransport', () => {
+  function wire() {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const t = new LineStdioTransport(input, output);
+    const lines: string[] = [];
+    let buf = '';
+    output.on('data', (c: Buffer) => {
+      buf += c.toString();
+      let i = buf.indexOf('\n');
+      while (i !== -1) {
+        lines.push(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+        i = buf.indexOf('\n');
+      }
+    });
+    const received: unknown[] = [];
+    t.onmessage = (m) => {
+      received.push(m);
+    };
+    let closed = false;
+    t.onclose = () => {
+      closed = true;
+    };
+    return { input, t, lines, received, isClosed: () => closed };
+  }
+  const tick = () => new Promise((r) => setImmediate(r));
+
+  it('answers malformed JSON with -32700 and non-JSON-RPC values with -32600, and keeps serving', async () => {
+    const w = wire();
+    await w.t.start();
+    w.input.write('{oops\n[1,2]\n{"id":5,"hello":1}\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await tick();
+    expect(w.lines.map((l) => JSON.parse(l).error?.code)).toEqual([-32700, -32600, -32600]);
+    expect(JSON.parse(w.lines[0] as string)).toMatchObject({ jsonrpc: '2.0', id: null });
+    expect(JSON.parse(w.lines[2] as string).id).toBe(5);
+    expect(w.received).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+  });
+
+  it('keeps output in input order: an error waits for the answers to earlier requests', async () => {
+    const w = wire();
+    await w.t.start();
+    w.input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\nnot json\n');
+    await tick();
+    expect(w.lines).toEqual([]);
+    await w.t.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await tick();
+    expect(w.lines.map((l) => JSON.parse(l).id)).toEqual([1, null]);
+  });
+
+  it('on end of input, closes only once every request read has been answered', async () => {
+    const w = wire();
+    await w.t.start();
+    w.input.end('{"jsonrpc":"2.0","id":"a","method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    await tick();
+    expect(w.received).toHaveLength(2);
+    expect(w.isClosed()).toBe(false);
+    await w.t.send({ jsonrpc: '2.0', id: 'a', result: {} });
+    expect(w.isClosed()).toBe(true);
+  });
+
+  it('a cancelled request is not waited for', async () => {
+    const w = wire();
+    await w.t.start();
+    w.input.end('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x"}}\n{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}\n');
+    await tick();
+    expect(w.isClosed()).toBe(true);
+  });
+});
