@@ -40,3 +40,5 @@ export { logTokens, readLedger, readBaselines, setBaseline, computeDelta, report
 export { gateToMessage, type GateMessage } from './gate/gate.js';
 /** The measured demo. */
 export { runDemo, loadWave, defaultFixtureDir, type DemoResult } from './demo/demo.js';
+/** GSD adoption: import a GSD .planning tree and measure v1 vs v2 briefs on it. */
+export * from './gsd/index.js';
