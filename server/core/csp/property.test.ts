@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MUTATION_SEEDS, documentArb, mutationArb, wordSaladArb } from './arbitraries.js';
+import { MUTATION_SEEDS, documentArb, mutationArb, wordSaladArb } from './fixtures/arbitraries.js';
 import { formatCsp, formatUnknown } from './format.js';
 import { INTERNAL_ERROR_MARK, parseCsp } from './parse.js';
 
