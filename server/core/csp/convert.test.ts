@@ -108,6 +108,9 @@ describe('typed JSON -> CSP', () => {
     expect(r.text).toBe('CSP/1\nFROM HERMES\nTO CLAUDE\nCTX C0\nINTENT TASK\n\nTASK abc-123\nREQ Refactor the auth module. Focus on token refresh logic...\nPRIORITY P1\n');
     expect(fields(r.unmapped)).toEqual(['/task/reply_schema', '/task/token_budget', '/requirements/required_mcp', '/requirements/required_capabilities', '/deadline']);
     expect(r.unmapped.find((u) => u.field === '/task/token_budget')).toEqual({ field: '/task/token_budget', value: 4000, reason: 'CSP TASK has no budget field' });
+    const proto = fromJson({ type: 'TASK_DISPATCH', protocol_version: '2.0', task: { task_id: 'x', priority: 'constructor' } }, { from: 'H', to: 'W', ctx: 'C0' });
+    expect(proto.text).not.toMatch(/PRIORITY/);
+    expect(fields(proto.unmapped)).toEqual(['/task/priority']);
     const urgent = fromJson({ ...dispatch, task: { task_id: 'x', priority: 'urgent' }, brief: 'two\nlines' }, { from: 'H', to: 'W', ctx: 'C0' });
     expect(urgent.text).not.toMatch(/PRIORITY|REQ/);
     expect(fields(urgent.unmapped)).toEqual(['/task/priority', '/requirements/required_mcp', '/requirements/required_capabilities', '/deadline', '/brief']);

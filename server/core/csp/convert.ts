@@ -399,7 +399,7 @@ export function jsonToCsp(input: unknown, opts: FromJsonOptions = {}): FromJsonR
       const req = json.brief !== undefined ? textOf('/brief', json.brief, 'REQ') : undefined;
       let priority: Priority | undefined;
       if (typeof task.priority === 'string') {
-        priority = DISPATCH_TO_PRIORITY[task.priority];
+        priority = Object.hasOwn(DISPATCH_TO_PRIORITY, task.priority) ? DISPATCH_TO_PRIORITY[task.priority] : undefined;
         if (priority) c.use('/task/priority');
         else c.why('/task/priority', 'CSP PRIORITY is P1|P2|P3, mapped from high|normal|low only');
       }

@@ -191,6 +191,14 @@ describe('header and the VALIDATION checklist errors', () => {
     expect(formatCsp(doc)).toBe(good);
   });
 
+  it('does not read object-prototype names as body keywords', () => {
+    for (const k of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(errs(`${k} x\n`)[0]).toMatchObject({ line: 1 });
+      const e = errs(`CSP/1\nFROM A\nTO B\nCTX C0\nINTENT BOGUS\n\n${k} T1\n`);
+      expect(e.map((x) => x.line)).toEqual([5, 7]);
+    }
+  });
+
   it('handles empty and non-string input without throwing', () => {
     expect(errs('')[0]).toMatchObject({ line: 1, got: 'a blank line' });
     expect(parseCsp(undefined)).toMatchObject({ ok: false, errors: [{ line: 0, got: 'undefined' }] });

@@ -103,7 +103,8 @@ const BODY_ORDER: Record<Intent, string[]> = {
   MEM: ['MEM', 'NODE', 'EDGE'],
 };
 
-const KEYWORD_TO_INTENT: Record<string, Intent> = Object.fromEntries(INTENTS.map((i) => [BODY_KEYWORD[i], i]));
+// A Map, not an object: a line starting with "constructor" or "__proto__" must not find anything.
+const KEYWORD_TO_INTENT = new Map<string, Intent>(INTENTS.map((i) => [BODY_KEYWORD[i], i]));
 
 const MESSAGE_EXAMPLE = 'CSP/1\nFROM MAIN\nTO CODE_EXP\nCTX C0\nINTENT TASK\n\nTASK T001\nREQ find auth middleware';
 const CONTEXT_EXAMPLE = 'DEF SRC = src/\nDEF LIB = lib/\n\nLAWS\n- L1: Web search/fetch -> WEB_RES only';
@@ -566,7 +567,7 @@ function parseMessage(lines: Line[]): { doc?: CspDocument; errors: CspError[] } 
     }
     c.error(c.where(), expected, withCr(shown(line?.text), line?.text), h.example);
     // Consume a malformed header line, but not a later header line, the blank separator or the body.
-    if (line && line.text !== '' && !keys.slice(j + 1).includes(key as string) && !(key !== undefined && key in KEYWORD_TO_INTENT)) c.next();
+    if (line && line.text !== '' && !keys.slice(j + 1).includes(key as string) && !(key !== undefined && KEYWORD_TO_INTENT.has(key))) c.next();
   });
   // The blank separator line.
   const sep = c.peek();
@@ -583,7 +584,7 @@ function parseMessage(lines: Line[]): { doc?: CspDocument; errors: CspError[] } 
   const declared = values.INTENT as Intent | undefined;
   const first = c.peek();
   const firstKey = first ? splitKey(first.text).key : undefined;
-  const actual = firstKey !== undefined ? KEYWORD_TO_INTENT[firstKey] : undefined;
+  const actual = firstKey !== undefined ? KEYWORD_TO_INTENT.get(firstKey) : undefined;
   let body: CspBody | undefined;
   if (!first) {
     c.error(c.where(), `a body block${declared ? ` starting with ${BODY_KEYWORD[declared]} <id>` : ''} (Matching body block)`, shown(undefined), declared ? BODY_EXAMPLES[declared] : BODY_EXAMPLES.TASK);
@@ -733,7 +734,7 @@ function parseAny(text: unknown): CspParseResult {
   let r: { doc?: CspDocument; errors: CspError[] };
   if (first === CSP_HEADER) r = parseMessage(lines);
   else if (first.startsWith(`${CSP_HEADER};`)) r = parseTemplate(lines);
-  else if (key in KEYWORD_TO_INTENT && Object.hasOwn(KEYWORD_TO_INTENT, key)) r = parseBodyDocument(lines, KEYWORD_TO_INTENT[key] as Intent);
+  else if (KEYWORD_TO_INTENT.has(key)) r = parseBodyDocument(lines, KEYWORD_TO_INTENT.get(key) as Intent);
   else if (key === 'DEF' || first === 'LAWS') r = parseContext(lines);
   else {
     const got = first.startsWith(CSP_HEADER) ? withCr(shown(first), first) : shown(first);
