@@ -202,5 +202,10 @@ describe('persisted state under .planning/csp', () => {
     expect(() => applyPatchText(ctx, patchMsg('P2', 'C1', ['+ DEF Y = 1']))).toThrow(/index.json is not valid JSON at line 1/);
     expect(fs.readFileSync(cspPaths(ctx).index, 'utf8')).toBe('{"version":1,');
     expect(() => readCheckpoint(ctx, 'C9')).toThrow();
+    fs.writeFileSync(cspPaths(ctx).index, 'null');
+    expect(() => readIndex(ctx)).toThrow(/not a CSP index file/);
+    fs.writeFileSync(c1, 'null');
+    fs.writeFileSync(cspPaths(ctx).index, JSON.stringify({ version: 1, head: 'C1', chain: [{ patch: 'P1', base: 'C0', target: 'C1', ts: 'x' }] }));
+    expect(() => readCheckpoint(ctx, 'C1')).toThrow(/C1.json is not a CSP checkpoint file/);
   });
 });

@@ -102,6 +102,7 @@ function checkpointToJson(cp: Checkpoint): string {
 function readCheckpointFile(file: string): Checkpoint | undefined {
   const raw = readJsonFile(file) as Record<string, unknown> | undefined;
   if (raw === undefined) return undefined;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw corrupt(file, 'checkpoint');
   const defs = raw.defs as Record<string, unknown>;
   const laws = raw.laws as { id?: unknown; text?: unknown }[];
   const ok =
