@@ -55,6 +55,9 @@ const TABLE: Array<[string, string, boolean, string]> = [
   ['docs/**', 'src/**', false, 'disjoint trees'],
   ['src/a**b.ts', 'src/axxb.ts', true, '** inside a segment acts as *'],
   ['src/é.ts', 'src/?.ts', true, 'non-ASCII characters are single characters'],
+  ['[12]/x', '2/x', true, 'a class in the first segment is not a plain name'],
+  ['[a]/x', 'A/x', true, 'a one-letter class equals the letter, case folded'],
+  ['pkg1/**', 'pkg2/**', false, 'different plain first segments'],
 ];
 
 describe('globsOverlap: the table', () => {

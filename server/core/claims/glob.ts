@@ -230,9 +230,15 @@ function foldRanges(ranges: Array<[number, number]>): Array<[number, number]> {
   return out;
 }
 
+const literals = new Map<string, CharSet>();
 function literal(c: string): CharSet {
-  const cp = c.codePointAt(0) as number;
-  return { kind: 'set', negated: false, ranges: foldRanges([[cp, cp]]) };
+  let set = literals.get(c);
+  if (!set) {
+    const cp = c.codePointAt(0) as number;
+    set = { kind: 'set', negated: false, ranges: foldRanges([[cp, cp]]) };
+    literals.set(c, set);
+  }
+  return set;
 }
 
 function compileSegment(seg: string, original: string): Segment {
@@ -421,12 +427,59 @@ function segmentsOverlap(a: Segment[], b: Segment[]): boolean {
   return go(0, 0, false, false);
 }
 
+/**
+ * The first segment as lowercase text when it is a plain name (no wildcard, no class), else
+ * undefined. Two different plain first segments can never overlap: a cheap test that settles most
+ * pairs in a big claims file (`pkg1/...` vs `pkg2/...`) before the full walk.
+ */
+function plainHead(alt: Segment[]): string | undefined {
+  const first = alt[0];
+  if (!first || first.kind !== 'name') return undefined;
+  let out = '';
+  for (const t of first.tokens) {
+    if (t.kind !== 'set' || t.negated) return undefined;
+    // A literal is one code point plus, for ASCII letters, its other case (see foldRanges); a
+    // class such as [12] is not.
+    const c = String.fromCodePoint(t.ranges[0]?.[0] as number).toLowerCase();
+    if (!t.ranges.every(([x, y]) => x === y && String.fromCodePoint(x).toLowerCase() === c)) return undefined;
+    out += c;
+  }
+  return out;
+}
+
+const heads = new WeakMap<Segment[], string | null>();
+function headOf(alt: Segment[]): string | undefined {
+  let h = heads.get(alt);
+  if (h === undefined) {
+    h = plainHead(alt) ?? null;
+    heads.set(alt, h);
+  }
+  return h ?? undefined;
+}
+
 /** Could some path be covered by both globs? Throws `invalid` for a glob it cannot read. */
 export function globsOverlap(a: string, b: string): boolean {
   const ca = compileGlob(a);
   const cb = compileGlob(b);
-  for (const x of ca.alternatives) for (const y of cb.alternatives) if (segmentsOverlap(x, y)) return true;
+  for (const x of ca.alternatives) {
+    for (const y of cb.alternatives) {
+      const hx = headOf(x);
+      const hy = headOf(y);
+      if (hx !== undefined && hy !== undefined && hx !== hy) continue;
+      if (segmentsOverlap(x, y)) return true;
+    }
+  }
   return false;
+}
+
+/**
+ * Check a stored glob cheaply: the full compilation runs only for globs with braces or classes
+ * (the only ones whose errors `normalizeGlob` cannot see); the rest compile when first compared.
+ */
+export function checkGlob(input: unknown): string {
+  const n = normalizeGlob(input);
+  if (n.includes('[') || n.includes('{')) compileGlob(n);
+  return n;
 }
 
 /** Every (requested, held) pair of globs that overlap, in the order given. */

@@ -10,15 +10,13 @@ import { HeimdallError } from '../errors.js';
 
 export const HAID_SEGMENT = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 export const MAX_HAID_SEGMENTS = 8;
+const SEG = '[a-z0-9][a-z0-9._-]{0,63}';
+const HAID_PATTERN = new RegExp(`^${SEG}(?:/${SEG}){0,${MAX_HAID_SEGMENTS - 1}}$`);
 export const HAID_RULE = `1-${MAX_HAID_SEGMENTS} "/"-separated segments of lowercase letters, digits, ".", "_" and "-" (not first), each at most 64 characters`;
 
 /** Check a HAID's syntax; throws `invalid` with the rule and an example. */
 export function checkHaid(value: unknown, kind = 'HAID'): string {
-  const ok =
-    typeof value === 'string' &&
-    value.length <= 600 &&
-    value.split('/').length <= MAX_HAID_SEGMENTS &&
-    value.split('/').every((s) => HAID_SEGMENT.test(s));
+  const ok = typeof value === 'string' && HAID_PATTERN.test(value);
   if (!ok) {
     throw new HeimdallError('invalid', `invalid ${kind} ${JSON.stringify(value)}: expected ${HAID_RULE} (e.g. h-3fa9c2e1/cursor)`);
   }
