@@ -26,6 +26,8 @@ export const REGISTRY: Record<string, Loader> = {
   claim: () => import('./commands/claim.js'),
   haid: () => import('./commands/haid.js'),
   csp: () => import('./commands/csp.js'),
+  herd: () => import('./commands/herd.js'),
+  a2a: () => import('./commands/a2a.js'),
 };
 
 /** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
@@ -45,4 +47,6 @@ export const SUMMARIES: Record<string, string> = {
   claim: 'team ledger claims: claim claim --surfaces GLOBS --task REF | list | release (collision gate)',
   haid: 'HAID identities: haid spawn CLIENT | register HAID | list | retire HAID | root',
   csp: 'CSP/1 compact protocol: csp parse|format|validate|init|apply|state|to-json|from-json',
+  herd: 'agents in the loop: herd checkin|send|inbox|status|team --as name.1@team',
+  a2a: 'three-message handshake: a2a announce|dispatch|result|route|peers (JSON on stdin)',
 };
