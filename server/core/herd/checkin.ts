@@ -10,6 +10,9 @@
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { listCapsuleIds, readCapsule } from '../capsules/capsules.js';
+import { listClaims } from '../claims/claims.js';
+import { globsOverlap } from '../claims/glob.js';
+import { clientSlug, roleSuffix } from '../identity/haid.js';
 import { logAction } from '../log/protocolLog.js';
 import { checkName } from '../planning/ids.js';
 import { type AgentAddress, parseAddress, parseAgentAddress, ADDRESS_FORMS } from './address.js';
@@ -119,13 +122,39 @@ export function taskGraph(ctx: Ctx, registry: Record<string, AgentRecord>, warni
   return deps;
 }
 
-function paneAgent(r: AgentRecord): PaneAgent {
+/**
+ * Claimed surfaces per HAID role suffix. heimdall-ledger-mcp attributes a call made with
+ * client_identity `mason.1@core` to the HAID `{root}/mason.1-core` (the identity slugged), so an
+ * agent's claims are those whose HAID ends in the slug of its address.
+ *
+ * Expired claims count too (the claims store keeps them for a day): the collision gate never lets
+ * two active claims overlap, so an overlap always means "someone recently edited what you are
+ * editing now", which is exactly the activity the pane is for.
+ */
+export function claimedSurfaces(ctx: Ctx, warnings: string[]): Map<string, string[]> {
+  const bySlug = new Map<string, string[]>();
+  try {
+    for (const c of listClaims(ctx).claims) {
+      const slug = roleSuffix(c.haid);
+      bySlug.set(slug, [...(bySlug.get(slug) ?? []), ...c.surfaces]);
+    }
+  } catch (e) {
+    warnings.push(`claims were left out of the context pane: ${(e as Error).message}`);
+  }
+  return bySlug;
+}
+
+function surfacesOf(address: string, bySlug: Map<string, string[]>): string[] {
+  return bySlug.get(clientSlug(address)) ?? [];
+}
+
+function paneAgent(r: AgentRecord, claims: Map<string, string[]>): PaneAgent {
   const a = parseAgentAddress(r.address);
   return {
     address: r.address,
     team: a.team,
     task: r.task,
-    surfaces: [],
+    surfaces: surfacesOf(r.address, claims),
     lastMs: Date.parse(r.last_checkin),
     history: r.history.map((h) => ({ ms: Date.parse(h.ts), status: h.status, task: h.task })),
   };
@@ -138,9 +167,13 @@ export function contextPane(ctx: Ctx, who: string, registry: Record<string, Agen
   if (tier.context_budget <= 0) return { text: null, tokens: 0, budget: 0 };
   const self = registry[me.text];
   if (!self) return { text: null, tokens: 0, budget: tier.context_budget };
-  const sources: LinkSources = { deps: taskGraph(ctx, registry, warnings), overlaps: () => false };
-  const agents = Object.values(registry).map(paneAgent);
-  const mine = paneAgent(self);
+  const sources: LinkSources = {
+    deps: taskGraph(ctx, registry, warnings),
+    overlaps: (a, b) => a.some((x) => b.some((y) => globsOverlap(x, y))),
+  };
+  const claims = claimedSurfaces(ctx, warnings);
+  const agents = Object.values(registry).map((r) => paneAgent(r, claims));
+  const mine = paneAgent(self, claims);
   const links = findLinks(mine, agents, tier.visibility, sources);
   const text = renderPane(agents, links, { budget: tier.context_budget, tokenizer: ctx.tokenizer, nowMs: ctx.clock.now() });
   return { text, tokens: text === null ? 0 : ctx.tokenizer.count(text), budget: tier.context_budget };

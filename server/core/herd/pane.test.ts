@@ -1,5 +1,8 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeCapsule } from '../capsules/capsules.js';
+import { makeClaim } from '../claims/claims.js';
+import { spawnHaid } from '../identity/registry.js';
 import { o200kTokenizer } from '../tokens/tokenizer.js';
 import { tmpCtx } from '../../testing/fixtures.js';
 import { checkin } from './checkin.js';
@@ -143,6 +146,31 @@ describe('context pane through check-in', () => {
     expect(lead.context).toMatch(/fresco\.1@core \(w5, team, 0s ago\): ui for w5\n  earlier \(0s ago\): ui for w5/);
     expect(checkin(ctx, { as: 'rook.1@core', status: 'ready', task: 'w4' }).context).toBeNull();
     expect(checkin(ctx, { as: 'scribe.1@core', status: 'notes', task: 'n1' }).context).toBeNull();
+  });
+
+  it('overlapping claims link agents: a claim that expired overlaps the one that followed it', () => {
+    const ctx = tmpCtx();
+    makeClaim(ctx, { haid: spawnHaid(ctx, 'fresco.1@core'), surfaces: ['src/book/**'], task: 'ui', ttlMinutes: 1 });
+    makeClaim(ctx, { haid: spawnHaid(ctx, 'tufte.1@core'), surfaces: ['docs/**'], task: 'charts' });
+    checkin(ctx, { as: 'fresco.1@core', status: 'reworked the book view', task: 'u1' });
+    checkin(ctx, { as: 'tufte.1@core', status: 'charts', task: 'c1' });
+    ctx.clock.advance(120_000);
+    // fresco's claim has expired, so the gate lets mason claim a file inside it
+    makeClaim(ctx, { haid: spawnHaid(ctx, 'mason.1@core'), surfaces: ['src/book/diff.ts'], task: 'diff' });
+    const r = checkin(ctx, { as: 'mason.1@core', status: 'editing diff.ts', task: 'd1' });
+    expect(r.context).toBe('fresco.1@core (u1, claims, 2m ago): reworked the book view');
+    expect(checkin(ctx, { as: 'fresco.1@core', status: 'next thing' }).context).toBe('mason.1@core (d1, claims, 0s ago): editing diff.ts');
+  });
+
+  it('a broken claims file leaves claims out of the pane with a warning', async () => {
+    const ctx = tmpCtx();
+    const fs = await import('node:fs');
+    const { claimsFile } = await import('../claims/claims.js');
+    fs.mkdirSync(path.dirname(claimsFile(ctx)), { recursive: true });
+    fs.writeFileSync(claimsFile(ctx), '{"version": "2.0.0", "claims": []}');
+    const r = checkin(ctx, { as: 'mason.1@core', status: 's', task: 'w1' });
+    expect(r.warnings?.join()).toMatch(/claims were left out of the context pane/);
+    expect(fs.readFileSync(claimsFile(ctx), 'utf8')).toBe('{"version": "2.0.0", "claims": []}');
   });
 
   it('a broken capsule is skipped for the pane with a warning, and the check-in still succeeds', async () => {
