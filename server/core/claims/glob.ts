@@ -17,12 +17,14 @@
  *   and `src/a/b.ts` collide, and so do `src/*` and `src/x/y.ts`. A trailing `/` says it explicitly
  *   (`src/a/` is stored as `src/a/**`). One exception keeps globstar claims usable: when the other
  *   side reaches beneath a name only through its `**`, and that name looks like a file (it has a
- *   `.` after its first character: `a.md`, `*.ts`), the name is taken to be a file. So `**` + `/*.ts`
- *   does not collide with `docs/readme.md`, but does with the folder-like `src/lib`. A glob that
- *   names a path beneath it explicitly (`etc/conf.d/x.conf` vs `etc/conf.d`) always collides.
+ *   `.` after its first character: `a.md`, `*.ts`), the name is taken to be a file. So "every .ts
+ *   file at any depth" (a globstar, then `*.ts`) does not collide with `docs/readme.md`, but does
+ *   with the folder-like `src/lib`. This is the one deliberate exception to "when in doubt, collide"
+ *   (a folder named like `conf.d` reached only through a globstar is missed). A glob that names a
+ *   path beneath the other explicitly (`etc/conf.d/x.conf` vs `etc/conf.d`) always collides.
  * - `./` prefixes, `/./` and repeated slashes are removed; `.` alone means the whole repository.
  *
- * Conservative choices (each can only add collisions, never hide one)
+ * Conservative choices (each can only add collisions)
  * - Letters are compared case-insensitively (ASCII), since macOS and Windows checkouts fold case.
  * - `*` and `**` also match dot-files.
  * - Two negated classes (`[!a]` vs `[!b]`) are assumed to share a character.
@@ -41,10 +43,11 @@
  * path; when one is used up, the other's remaining segments lie beneath it, which counts unless
  * they are all globstars (then it is the same path) or the used-up side's last name was absorbed by
  * the other's globstar and looks like a file (see above). A globstar tries matching zero segments
- * and absorbing one more; two name segments must share a name and the rest must overlap. Two segments share a name when
- * their token sequences accept a common string: the same walk over token positions, where a `*` may
- * match nothing or absorb one character the other side's set accepts, and two sets must intersect.
- * Both walks are memoised, so the cost is the product of the two lengths.
+ * and absorbing one more; two name segments must share a name and the rest must overlap. Two
+ * segments share a name when their token sequences accept a common string: the same walk over token
+ * positions, where a `*` may match nothing or absorb one character the other side's set accepts, and
+ * two sets must intersect. Both walks are memoised, so the cost is the product of the two lengths.
+ * Before the walk, two different plain first segments (`pkg1/...` vs `pkg2/...`) settle the pair.
  */
 import { HeimdallError } from '../errors.js';
 
