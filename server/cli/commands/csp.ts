@@ -8,7 +8,7 @@ import { applyPatchText, initState, readCheckpoint, stateReport, verifyState } f
 import { type CspError, formatCspErrors } from '../../core/csp/types.js';
 import { validateCsp } from '../../core/csp/validate.js';
 import { HeimdallError } from '../../core/errors.js';
-import { bool, parseArgs, str, usageError } from '../args.js';
+import { bool, int, parseArgs, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';
 import { printJson } from './_util.js';
@@ -21,6 +21,7 @@ const USAGE = [
   '       heimdall csp apply [FILE|-] [--json]          apply a PATCH to the current checkpoint (.planning/csp)',
   '       heimdall csp state [CHECKPOINT] [--verify] [--json]   show a checkpoint; --verify rebuilds all from C0 + patches',
   `       heimdall csp to-json [FILE|-] [--target ${JSON_TARGETS.join('|')}] [--msg-id ID] [--severity blocker|warning|info] [--json]`,
+  '                 TASK_DISPATCH: --token-budget N [--reply-schema prose|structured|json]; TASK_RESULT: --tokens-spent N [--remaining TEXT]',
   '       heimdall csp from-json [FILE|-] [--from ID] [--to ID] [--ctx ID] [--json]',
   'FILE defaults to stdin. Exit 0 ok, 1 invalid input or refused patch, 2 usage or environment error.',
 ].join('\n');
@@ -63,7 +64,22 @@ export const command: Command = {
   async run(argv, { io, ctx, prog }) {
     const p = parseArgs(argv, {
       usage: USAGE,
-      flags: { json: 'boolean', any: 'boolean', empty: 'boolean', verify: 'boolean', target: 'string', 'msg-id': 'string', severity: 'string', from: 'string', to: 'string', ctx: 'string' },
+      flags: {
+        json: 'boolean',
+        any: 'boolean',
+        empty: 'boolean',
+        verify: 'boolean',
+        target: 'string',
+        'msg-id': 'string',
+        severity: 'string',
+        'token-budget': 'int',
+        'reply-schema': 'string',
+        'tokens-spent': 'int',
+        remaining: 'string',
+        from: 'string',
+        to: 'string',
+        ctx: 'string',
+      },
       positionals: [1, 2],
     });
     const [verb, arg] = p.positionals as [string, string | undefined];
@@ -161,12 +177,24 @@ export const command: Command = {
         return 0;
       }
       case 'to-json': {
-        only(['target', 'msg-id', 'severity']);
+        only(['target', 'msg-id', 'severity', 'token-budget', 'reply-schema', 'tokens-spent', 'remaining']);
         const target = str(p, 'target');
         if (target !== undefined && !(JSON_TARGETS as readonly string[]).includes(target)) throw usageError(USAGE, `--target must be one of ${JSON_TARGETS.join(', ')}`);
         const severity = str(p, 'severity');
         if (severity !== undefined && !['blocker', 'warning', 'info'].includes(severity)) throw usageError(USAGE, '--severity must be blocker, warning or info');
-        const r = cspToJson(await readInput(io, arg), { target: target as JsonTarget | undefined, msgId: str(p, 'msg-id'), severity: severity as 'blocker' | undefined });
+        const replySchema = str(p, 'reply-schema');
+        if (replySchema !== undefined && !['prose', 'structured', 'json'].includes(replySchema)) throw usageError(USAGE, '--reply-schema must be prose, structured or json');
+        for (const f of ['token-budget', 'tokens-spent']) if ((int(p, f) ?? 0) < 0) throw usageError(USAGE, `--${f} must not be negative`);
+        const remaining = str(p, 'remaining');
+        const r = cspToJson(await readInput(io, arg), {
+          target: target as JsonTarget | undefined,
+          msgId: str(p, 'msg-id'),
+          severity: severity as 'blocker' | undefined,
+          tokenBudget: int(p, 'token-budget'),
+          replySchema: replySchema as 'structured' | undefined,
+          tokensSpent: int(p, 'tokens-spent'),
+          remaining: remaining !== undefined ? [remaining] : undefined,
+        });
         if (!r.ok) return refuse(io, prog, r.errors, json);
         if (json) printJson(io, r);
         else {

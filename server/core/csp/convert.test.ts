@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateMessage } from '../messages/validate.js';
-import { checkHandshakeShape, cspToJson, jsonToCsp, type MappingNote } from './convert.js';
+import { validateDispatch, validateResult } from '../handshake/messages.js';
+import { type JsonTarget, cspToJson, jsonToCsp, type MappingNote } from './convert.js';
 import { seedBlock } from './fixtures/seed-examples.js';
 import { parseCsp } from './parse.js';
 import type { CspMessage } from './types.js';
@@ -32,11 +33,25 @@ describe('CSP -> typed JSON', () => {
     expect(toJson(seedBlock('taskAssignment'), { msgId: 'm7' })).toMatchObject({ message: { msg_id: 'm7' }, derived: [] });
   });
 
-  it('TASK -> TASK_DISPATCH (protocol 2.0): REQ is the brief, P1 is high', () => {
-    const r = toJson(seedBlock('taskAssignment'), { target: 'TASK_DISPATCH' });
-    expect(r.message).toEqual({ type: 'TASK_DISPATCH', protocol_version: '2.0', task: { task_id: 'T001', priority: 'high' }, brief: 'find auth middleware' });
-    expect(checkHandshakeShape(r.message).valid).toBe(true);
-    expect(fields(r.unmapped)).toEqual(['FROM', 'TO', 'CTX', 'IN', 'OUT', 'OWNER']);
+  it('TASK -> TASK_DISPATCH (protocol 2.0, valid against the handshake schema): REQ is the brief, P1 is high', () => {
+    const r = toJson(seedBlock('taskAssignment'), { target: 'TASK_DISPATCH', tokenBudget: 4000 });
+    expect(r.message).toEqual({
+      type: 'TASK_DISPATCH',
+      protocol_version: '2.0',
+      from: 'MAIN',
+      task: { task_id: 'T001', priority: 'high', reply_schema: 'structured', token_budget: 4000 },
+      brief: 'find auth middleware',
+    });
+    expect(validateDispatch(r.message)).toEqual({ valid: true, errors: [] });
+    expect(fields(r.unmapped)).toEqual(['TO', 'CTX', 'IN', 'OUT', 'OWNER']);
+    expect(fields(r.derived)).toEqual(['/protocol_version', '/task/reply_schema', '/task/token_budget']);
+    // The schema's required fields CSP does not carry must be supplied, not invented.
+    expect(cspToJson(seedBlock('taskAssignment'), { target: 'TASK_DISPATCH' })).toMatchObject({ ok: false, errors: [{ example: '--token-budget 4000' }] });
+    const noReq = seedBlock('taskAssignment').replace('REQ find auth middleware\n', '');
+    expect(cspToJson(noReq, { target: 'TASK_DISPATCH', tokenBudget: 10 })).toMatchObject({ ok: false, errors: [{ example: 'REQ find auth middleware' }] });
+    const noPriority = toJson(seedBlock('taskAssignment').replace('PRIORITY P1\n', ''), { target: 'TASK_DISPATCH', tokenBudget: 10, replySchema: 'json' });
+    expect(noPriority.message.task).toEqual({ task_id: 'T001', priority: 'normal', reply_schema: 'json', token_budget: 10 });
+    expect(fields(noPriority.derived)).toEqual(['/protocol_version', '/task/priority', '/task/token_budget']);
   });
 
   it('RESULT -> task_result and TASK_RESULT', () => {
@@ -44,11 +59,34 @@ describe('CSP -> typed JSON', () => {
     expect(a.message).toMatchObject({ type: 'task_result', from: 'CODE_EXP', task: 'T001', status: 'pass' });
     expect(validateMessage(a.message).valid).toBe(true);
     expect(fields(a.unmapped)).toEqual(['TO', 'CTX', 'PRODUCED', 'DATA']);
-    const b = toJson(seedBlock('taskResult'), { target: 'TASK_RESULT' });
-    expect(b.message).toEqual({ type: 'TASK_RESULT', protocol_version: '2.0', task_id: 'T001', status: 'done', artifacts: { files_changed: ['FILE_REFS_001'] } });
-    expect(fields(b.unmapped)).toEqual(['FROM', 'TO', 'CTX', 'DATA']);
-    const fail = toJson(seedBlock('taskResult').replace('STATUS OK', 'STATUS FAIL'), { target: 'TASK_RESULT' });
-    expect(fail.message.status).toBe('error');
+    const b = toJson(seedBlock('taskResult'), { target: 'TASK_RESULT', tokensSpent: 3240 });
+    expect(b.message).toEqual({
+      type: 'TASK_RESULT',
+      protocol_version: '2.0',
+      task_id: 'T001',
+      agent_id: 'CODE_EXP',
+      status: 'done',
+      tokens_spent: 3240,
+      summary: 'src/middleware/auth.ts:24-67;lib/utils/jwt.ts:12-45',
+      artifacts: { files_changed: ['FILE_REFS_001'] },
+    });
+    expect(validateResult(b.message)).toEqual({ valid: true, errors: [] });
+    expect(fields(b.unmapped)).toEqual(['TO', 'CTX']);
+    expect(cspToJson(seedBlock('taskResult'), { target: 'TASK_RESULT' })).toMatchObject({ ok: false, errors: [{ example: '--tokens-spent 3240' }] });
+    // The schema wants error_summary for "error" and remaining for "partial": DATA and --remaining give them.
+    const fail = toJson(seedBlock('taskResult').replace('STATUS OK', 'STATUS FAIL'), { target: 'TASK_RESULT', tokensSpent: 0 });
+    expect(fail.message).toMatchObject({ status: 'error', error_summary: 'src/middleware/auth.ts:24-67;lib/utils/jwt.ts:12-45' });
+    expect(fail.message.summary).toBeUndefined();
+    const noData = seedBlock('taskResult').replace('STATUS OK', 'STATUS FAIL').replace(/DATA .*\n/, '');
+    expect(cspToJson(noData, { target: 'TASK_RESULT', tokensSpent: 0 })).toMatchObject({ ok: false, errors: [{ expected: expect.stringMatching(/error_summary/) }] });
+    const partial = seedBlock('taskResult').replace('STATUS OK', 'STATUS PARTIAL');
+    expect(cspToJson(partial, { target: 'TASK_RESULT', tokensSpent: 0 })).toMatchObject({ ok: false, errors: [{ example: expect.stringMatching(/^--remaining/) }] });
+    const part = toJson(partial, { target: 'TASK_RESULT', tokensSpent: 0, remaining: ['rename callers'] });
+    expect(part.message).toMatchObject({ status: 'partial', remaining: ['rename callers'] });
+    expect(validateResult(part.message).valid).toBe(true);
+    // An id the handshake schema does not allow is refused with the schema's reason.
+    const colon = cspToJson(seedBlock('taskResult').replace('RESULT T001', 'RESULT T:1'), { target: 'TASK_RESULT', tokensSpent: 1 });
+    expect(colon).toMatchObject({ ok: false, errors: [{ expected: expect.stringMatching(/\/task_id/) }] });
   });
 
   it('ERROR -> escalation: the error id is the msg_id, AT the ref, severity derived', () => {
@@ -108,15 +146,16 @@ describe('typed JSON -> CSP', () => {
     expect(r.text).toBe('CSP/1\nFROM HERMES\nTO CLAUDE\nCTX C0\nINTENT TASK\n\nTASK abc-123\nREQ Refactor the auth module. Focus on token refresh logic...\nPRIORITY P1\n');
     expect(fields(r.unmapped)).toEqual(['/task/reply_schema', '/task/token_budget', '/requirements/required_mcp', '/requirements/required_capabilities', '/deadline']);
     expect(r.unmapped.find((u) => u.field === '/task/token_budget')).toEqual({ field: '/task/token_budget', value: 4000, reason: 'CSP TASK has no budget field' });
-    const proto = fromJson({ type: 'TASK_DISPATCH', protocol_version: '2.0', task: { task_id: 'x', priority: 'constructor' } }, { from: 'H', to: 'W', ctx: 'C0' });
-    expect(proto.text).not.toMatch(/PRIORITY/);
-    expect(fields(proto.unmapped)).toEqual(['/task/priority']);
-    const urgent = fromJson({ ...dispatch, task: { task_id: 'x', priority: 'urgent' }, brief: 'two\nlines' }, { from: 'H', to: 'W', ctx: 'C0' });
+    // The schema refuses a priority outside low|normal|high|urgent (so a "constructor" never reaches the lookup).
+    expect(jsonToCsp({ ...dispatch, task: { ...dispatch.task, priority: 'constructor' } }, { from: 'H', to: 'W', ctx: 'C0' }).ok).toBe(false);
+    const urgent = fromJson({ ...dispatch, from: 'hermes', task: { task_id: 'x', priority: 'urgent', reply_schema: 'prose', token_budget: 1 }, brief: 'two\nlines' }, { to: 'W', ctx: 'C0' });
+    expect(urgent.text).toMatch(/^CSP\/1\nFROM hermes\n/);
     expect(urgent.text).not.toMatch(/PRIORITY|REQ/);
-    expect(fields(urgent.unmapped)).toEqual(['/task/priority', '/requirements/required_mcp', '/requirements/required_capabilities', '/deadline', '/brief']);
+    expect(urgent.unmapped.find((u) => u.field === '/task/priority')?.reason).toMatch(/no level above P1/);
+    expect(fields(urgent.unmapped)).toEqual(['/task/priority', '/task/reply_schema', '/task/token_budget', '/requirements/required_mcp', '/requirements/required_capabilities', '/deadline', '/brief']);
   });
 
-  it('TASK_RESULT (the seed 003 example) -> RESULT; blocked becomes FAIL and says so', () => {
+  it('TASK_RESULT (the seed 003 example) -> RESULT; agent_id is FROM, summary is DATA; blocked becomes FAIL and says so', () => {
     const result = {
       type: 'TASK_RESULT',
       protocol_version: '2.0',
@@ -130,15 +169,19 @@ describe('typed JSON -> CSP', () => {
     const r = fromJson(result, { from: 'CLAUDE', to: 'HERMES', ctx: 'C0' });
     expect(r.text).toBe('CSP/1\nFROM CLAUDE\nTO HERMES\nCTX C0\nINTENT RESULT\n\nRESULT abc-123\nSTATUS OK\nPRODUCED src/auth/token_refresh.py,tests/auth/test_token_refresh.py\n');
     expect(fields(r.unmapped)).toEqual(['/tokens_spent', '/next_steps', '/artifacts/pr']);
-    const blocked = fromJson({ type: 'TASK_RESULT', protocol_version: '2.0', task_id: 'abc-123', status: 'blocked', blocked_reason: 'context_mode is down' }, { from: 'W', to: 'H', ctx: 'C0' });
+    const withText = fromJson({ ...result, agent_id: 'claude-code', summary: 'refactored refresh\nsee PR' }, { to: 'HERMES', ctx: 'C0' });
+    expect(withText.text).toMatch(/^CSP\/1\nFROM claude-code\n/);
+    expect(withText.text).toMatch(/DATA\n<<<\nrefactored refresh\nsee PR\n>>>\n$/);
+    const blocked = fromJson({ type: 'TASK_RESULT', protocol_version: '2.0', task_id: 'abc-123', status: 'blocked', tokens_spent: 0, blocked_reason: 'context_mode is down' }, { from: 'W', to: 'H', ctx: 'C0' });
     expect(blocked.text).toMatch(/STATUS FAIL/);
     expect(blocked.unmapped.map((u) => [u.field, u.value])).toEqual([
       ['/status', 'blocked'],
+      ['/tokens_spent', 0],
       ['/blocked_reason', 'context_mode is down'],
     ]);
-    expect(jsonToCsp({ type: 'TASK_RESULT', protocol_version: '2.0', task_id: 'x', status: 'blocked' }, { from: 'W', to: 'H', ctx: 'C0' })).toMatchObject({
+    expect(jsonToCsp({ type: 'TASK_RESULT', protocol_version: '2.0', task_id: 'x', status: 'done' }, { from: 'W', to: 'H', ctx: 'C0' })).toMatchObject({
       ok: false,
-      errors: [{ expected: expect.stringMatching(/blocked_reason is required/) }],
+      errors: [{ expected: expect.stringMatching(/tokens_spent is required/) }],
     });
   });
 
@@ -200,10 +243,20 @@ describe('round trips: nothing is dropped silently', () => {
   it('CSP -> JSON -> CSP: each field comes back or is listed as unmapped (every target, 500 messages)', () => {
     fc.assert(
       fc.property(messageArb, (m) => {
-        const targets = { TASK: ['task_claim', 'TASK_DISPATCH'], RESULT: ['task_result', 'TASK_RESULT'], ERROR: ['escalation'], QUERY: ['question'] }[m.body.intent as 'TASK'] as ('task_claim' | 'TASK_DISPATCH')[];
+        const targets = { TASK: ['task_claim', 'TASK_DISPATCH'], RESULT: ['task_result', 'TASK_RESULT'], ERROR: ['escalation'], QUERY: ['question'] }[m.body.intent as 'TASK'] as JsonTarget[];
         for (const target of targets) {
-          const there = cspToJson(m, { target });
-          if (!there.ok) throw new Error(JSON.stringify(there.errors));
+          const there = cspToJson(m, { target, tokenBudget: 100, tokensSpent: 50, remaining: ['the rest'] });
+          if (!there.ok) {
+            // The refusals allowed: a dispatch needs a brief (REQ); a FAIL result needs DATA for
+            // error_summary; handshake ids are stricter than CSP ids.
+            const b = m.body;
+            const allowed =
+              (target === 'TASK_DISPATCH' && b.intent === 'TASK' && b.req === undefined) ||
+              (target === 'TASK_RESULT' && b.intent === 'RESULT' && b.status === 'FAIL' && b.data === undefined) ||
+              ((target === 'TASK_DISPATCH' || target === 'TASK_RESULT') && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(b.intent === 'TASK' || b.intent === 'RESULT' ? b.id : ''));
+            expect(allowed, JSON.stringify(there.errors)).toBe(true);
+            continue;
+          }
           const back = jsonToCsp(there.message, { from: m.from, to: m.to, ctx: m.ctx });
           if (!back.ok) throw new Error(JSON.stringify(back.errors));
           const before = cspFields(m);

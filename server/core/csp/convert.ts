@@ -10,11 +10,13 @@
  * `unmapped` with its value and the reason, never dropped silently. Values the converter had to make
  * up (a message id, a severity, a constant) are listed in `derived`. The field table is in README.md.
  *
- * TASK_DISPATCH / TASK_RESULT are produced as plain objects of the seed-003 shape with
- * protocol_version "2.0"; their JSON Schemas belong to server/core/handshake/ (not written yet), so
- * `checkHandshakeShape` here checks only the fields this mapping reads.
+ * TASK_DISPATCH / TASK_RESULT (seed 003, protocol_version "2.0") are checked with the handshake
+ * module's own validators (server/core/handshake/messages.ts), in both directions. Their schemas
+ * require fields CSP does not carry (token_budget, reply_schema, tokens_spent): the caller supplies
+ * them as options, and they are listed in `derived`.
  */
 import { createHash } from 'node:crypto';
+import { validateDispatch, validateResult } from '../handshake/messages.js';
 import { validateMessage } from '../messages/validate.js';
 import { formatCsp } from './format.js';
 import { ID_RE, ID_RULE, LIST_ITEM_RE } from './lexer.js';
@@ -41,9 +43,11 @@ export const TARGETS_BY_INTENT: Partial<Record<CspBody['intent'], JsonTarget[]>>
 
 export const HANDSHAKE_PROTOCOL_VERSION = '2.0';
 
-/** CSP PRIORITY <-> TASK_DISPATCH task.priority (seed 003 shows "high"; P2/P3 are this mapping's choice). */
+/** CSP PRIORITY <-> TASK_DISPATCH task.priority (low|normal|high|urgent; urgent has no CSP level above P1). */
 export const PRIORITY_TO_DISPATCH: Record<Priority, string> = { P1: 'high', P2: 'normal', P3: 'low' };
 const DISPATCH_TO_PRIORITY: Record<string, Priority> = { high: 'P1', normal: 'P2', low: 'P3' };
+/** The handshake schemas' agent-id pattern (TASK_DISPATCH.from, TASK_RESULT.agent_id). */
+const HANDSHAKE_AGENT_RE = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/;
 
 export const STATUS_TO_TASK_RESULT_SCHEMA: Record<ResultStatus, 'pass' | 'partial' | 'fail'> = { OK: 'pass', PARTIAL: 'partial', FAIL: 'fail' };
 export const STATUS_TO_HANDSHAKE: Record<ResultStatus, 'done' | 'partial' | 'error'> = { OK: 'done', PARTIAL: 'partial', FAIL: 'error' };
@@ -61,6 +65,14 @@ export interface ToJsonOptions {
   msgId?: string;
   /** escalation severity (default "blocker": a CSP ERROR reports work that could not be done). */
   severity?: 'blocker' | 'warning' | 'info';
+  /** TASK_DISPATCH task.token_budget (required by the handshake schema; CSP has no budget). */
+  tokenBudget?: number;
+  /** TASK_DISPATCH task.reply_schema (default "structured": a CSP reply is a RESULT block). */
+  replySchema?: 'prose' | 'structured' | 'json';
+  /** TASK_RESULT tokens_spent (required by the handshake schema; CSP has no token count). */
+  tokensSpent?: number;
+  /** TASK_RESULT remaining (required for a partial result; CSP has no remaining-work field). */
+  remaining?: string[];
 }
 
 export interface FromJsonOptions {
@@ -100,12 +112,25 @@ function taskToJson(m: CspMessage, b: TaskBody, target: JsonTarget, opts: ToJson
     if (b.priority !== undefined) unmapped.push(note('PRIORITY', b.priority, NO_HEADER('task_claim')));
     return checked(target, out, unmapped, derived);
   }
-  const task: Record<string, unknown> = { task_id: b.id };
-  if (b.priority !== undefined) task.priority = PRIORITY_TO_DISPATCH[b.priority];
-  const out: Record<string, unknown> = { type: 'TASK_DISPATCH', protocol_version: HANDSHAKE_PROTOCOL_VERSION, task };
-  if (b.req !== undefined) out.brief = b.req;
+  if (b.req === undefined) return fail('a REQ line: TASK_DISPATCH requires a brief, and REQ is the brief', `TASK ${b.id} without REQ`, 'REQ find auth middleware');
+  if (opts.tokenBudget === undefined) {
+    return fail('a token budget: TASK_DISPATCH requires task.token_budget, which CSP does not carry (pass --token-budget N)', 'no --token-budget', '--token-budget 4000');
+  }
+  const task: Record<string, unknown> = {
+    task_id: b.id,
+    priority: b.priority !== undefined ? PRIORITY_TO_DISPATCH[b.priority] : 'normal',
+    reply_schema: opts.replySchema ?? 'structured',
+    token_budget: opts.tokenBudget,
+  };
+  const out: Record<string, unknown> = { type: 'TASK_DISPATCH', protocol_version: HANDSHAKE_PROTOCOL_VERSION };
+  if (HANDSHAKE_AGENT_RE.test(m.from)) out.from = m.from;
+  else unmapped.push(note('FROM', m.from, 'TASK_DISPATCH from allows letters, digits and _ . @ - only'));
+  out.task = task;
+  out.brief = b.req;
   derived.push(note('/protocol_version', HANDSHAKE_PROTOCOL_VERSION, 'constant of the handshake protocol'));
-  unmapped.push(note('FROM', m.from, `${NO_HEADER('TASK_DISPATCH')} (the orchestrator is implied)`));
+  if (b.priority === undefined) derived.push(note('/task/priority', 'normal', 'the TASK has no PRIORITY; the handshake requires one'));
+  if (!opts.replySchema) derived.push(note('/task/reply_schema', 'structured', 'CSP replies are RESULT blocks (change with --reply-schema)'));
+  derived.push(note('/task/token_budget', opts.tokenBudget, 'from --token-budget'));
   unmapped.push(note('TO', m.to, NO_HEADER('TASK_DISPATCH')));
   unmapped.push(note('CTX', m.ctx, NO_HEADER('TASK_DISPATCH')));
   if (b.in !== undefined) unmapped.push(note('IN', b.in, 'TASK_DISPATCH has no scope field (requirements name MCP servers and capabilities, not files)'));
@@ -127,13 +152,29 @@ function resultToJson(m: CspMessage, b: ResultBody, target: JsonTarget, opts: To
     if (b.data !== undefined) unmapped.push(note('DATA', b.data, 'task_result carries no content (messages reference artifacts by id)'));
     return checked(target, out, unmapped, derived);
   }
-  const out: Record<string, unknown> = { type: 'TASK_RESULT', protocol_version: HANDSHAKE_PROTOCOL_VERSION, task_id: b.id, status: STATUS_TO_HANDSHAKE[b.status] };
+  if (opts.tokensSpent === undefined) {
+    return fail('a token count: TASK_RESULT requires tokens_spent, which CSP does not carry (pass --tokens-spent N)', 'no --tokens-spent', '--tokens-spent 3240');
+  }
+  const out: Record<string, unknown> = { type: 'TASK_RESULT', protocol_version: HANDSHAKE_PROTOCOL_VERSION, task_id: b.id };
+  if (HANDSHAKE_AGENT_RE.test(m.from)) out.agent_id = m.from;
+  else unmapped.push(note('FROM', m.from, 'TASK_RESULT agent_id allows letters, digits and _ . @ - only'));
+  out.status = STATUS_TO_HANDSHAKE[b.status];
+  out.tokens_spent = opts.tokensSpent;
+  // DATA is the result's text: the error summary of a FAIL (the schema requires one), else the summary.
+  if (b.status === 'FAIL') {
+    if (b.data === undefined || b.data === '') return fail('DATA in a FAIL RESULT: it becomes TASK_RESULT error_summary, which the schema requires for status "error"', `RESULT ${b.id} without DATA`, 'DATA token refresh test fails on expiry edge');
+    out.error_summary = b.data;
+  } else if (b.data !== undefined) out.summary = b.data;
+  if (b.status === 'PARTIAL') {
+    if (!opts.remaining?.length) return fail('what remains: a partial TASK_RESULT requires remaining, which CSP does not carry (pass --remaining TEXT)', 'no --remaining', '--remaining "update the callers in src/api"');
+    out.remaining = [...opts.remaining];
+    derived.push(note('/remaining', opts.remaining, 'from --remaining'));
+  }
   if (b.produced !== undefined) out.artifacts = { files_changed: [...b.produced] };
   derived.push(note('/protocol_version', HANDSHAKE_PROTOCOL_VERSION, 'constant of the handshake protocol'));
-  unmapped.push(note('FROM', m.from, NO_HEADER('TASK_RESULT')));
+  derived.push(note('/tokens_spent', opts.tokensSpent, 'from --tokens-spent'));
   unmapped.push(note('TO', m.to, NO_HEADER('TASK_RESULT')));
   unmapped.push(note('CTX', m.ctx, NO_HEADER('TASK_RESULT')));
-  if (b.data !== undefined) unmapped.push(note('DATA', b.data, 'TASK_RESULT has no content field'));
   return checked(target, out, unmapped, derived);
 }
 
@@ -155,7 +196,7 @@ function queryToJson(m: CspMessage, b: QueryBody): ToJsonResult {
 
 /** Validate what was produced: schema messages with ajv, handshake messages with the shape check. */
 function checked(target: JsonTarget, out: Record<string, unknown>, unmapped: MappingNote[], derived: MappingNote[]): ToJsonResult {
-  const r = target === 'TASK_DISPATCH' || target === 'TASK_RESULT' ? checkHandshakeShape(out) : validateMessage(out);
+  const r = target === 'TASK_DISPATCH' ? validateDispatch(out) : target === 'TASK_RESULT' ? validateResult(out) : validateMessage(out);
   if (!r.valid) {
     return {
       ok: false,
@@ -163,7 +204,7 @@ function checked(target: JsonTarget, out: Record<string, unknown>, unmapped: Map
         line: 0,
         expected: `a ${target} message valid against its schema: ${e.path} ${e.message}`,
         got: JSON.stringify(out).slice(0, 160),
-        example: 'shorter values (e.g. a CAUSE of at most 2000 characters)',
+        example: JSON_EXAMPLE[target] as string,
       })),
     };
   }
@@ -228,56 +269,13 @@ function leaves(v: unknown, prefix = ''): Map<string, unknown> {
 
 const ONE_LINE_TEXT = /^\S(?:[^\n\r]*\S)?$/;
 
-export interface ShapeCheck {
-  valid: boolean;
-  errors: { path: string; message: string }[];
-}
-
-/**
- * The handshake fields this mapping relies on (seed 003): TASK_DISPATCH needs task.task_id;
- * TASK_RESULT needs task_id and a status of done|blocked|error|partial, and blocked_reason when blocked.
- */
-export function checkHandshakeShape(m: unknown): ShapeCheck {
-  const errors: ShapeCheck['errors'] = [];
-  if (!isObj(m)) return { valid: false, errors: [{ path: '/', message: 'must be a JSON object' }] };
-  if (m.protocol_version !== HANDSHAKE_PROTOCOL_VERSION) errors.push({ path: '/protocol_version', message: `must be "${HANDSHAKE_PROTOCOL_VERSION}"` });
-  const str = (v: unknown) => typeof v === 'string' && v.length > 0;
-  const strList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  if (m.type === 'TASK_DISPATCH') {
-    if (!isObj(m.task) || !str(m.task.task_id)) errors.push({ path: '/task/task_id', message: 'is required (a non-empty string)' });
-    if (isObj(m.task) && m.task.priority !== undefined && !str(m.task.priority)) errors.push({ path: '/task/priority', message: 'must be a string' });
-    if (isObj(m.task) && m.task.reply_schema !== undefined && !['prose', 'structured', 'json'].includes(m.task.reply_schema as string)) {
-      errors.push({ path: '/task/reply_schema', message: 'must be one of: "prose", "structured", "json"' });
-    }
-    if (isObj(m.task) && m.task.token_budget !== undefined && !(Number.isInteger(m.task.token_budget) && (m.task.token_budget as number) >= 0)) {
-      errors.push({ path: '/task/token_budget', message: 'must be a non-negative integer' });
-    }
-    if (m.requirements !== undefined) {
-      if (!isObj(m.requirements)) errors.push({ path: '/requirements', message: 'must be an object' });
-      else for (const k of ['required_mcp', 'required_capabilities']) if (m.requirements[k] !== undefined && !strList(m.requirements[k])) errors.push({ path: `/requirements/${k}`, message: 'must be a list of strings' });
-    }
-    for (const k of ['deadline', 'brief']) if (m[k] !== undefined && typeof m[k] !== 'string') errors.push({ path: `/${k}`, message: 'must be a string' });
-  } else if (m.type === 'TASK_RESULT') {
-    if (!str(m.task_id)) errors.push({ path: '/task_id', message: 'is required (a non-empty string)' });
-    if (!['done', 'blocked', 'error', 'partial'].includes(m.status as string)) errors.push({ path: '/status', message: 'must be one of: "done", "blocked", "error", "partial"' });
-    if (m.status === 'blocked' && !str(m.blocked_reason)) errors.push({ path: '/blocked_reason', message: 'is required when status is "blocked"' });
-    if (m.tokens_spent !== undefined && !(Number.isInteger(m.tokens_spent) && (m.tokens_spent as number) >= 0)) errors.push({ path: '/tokens_spent', message: 'must be a non-negative integer' });
-    if (m.next_steps !== undefined && !strList(m.next_steps)) errors.push({ path: '/next_steps', message: 'must be a list of strings' });
-    if (m.artifacts !== undefined) {
-      if (!isObj(m.artifacts)) errors.push({ path: '/artifacts', message: 'must be an object' });
-      else if (m.artifacts.files_changed !== undefined && !strList(m.artifacts.files_changed)) errors.push({ path: '/artifacts/files_changed', message: 'must be a list of strings' });
-    }
-  } else errors.push({ path: '/type', message: 'must be "TASK_DISPATCH" or "TASK_RESULT"' });
-  return { valid: errors.length === 0, errors };
-}
-
 const JSON_EXAMPLE: Record<string, string> = {
   task_claim: '{"type":"task_claim","from":"CODE_EXP","msg_id":"m1","task":"T001","symbols":["SRC","LIB"]}',
   task_result: '{"type":"task_result","from":"CODE_EXP","msg_id":"m2","task":"T001","status":"pass"}',
   escalation: '{"type":"escalation","from":"CODE_EXP","msg_id":"E001","reason":"no matches found","severity":"blocker","refs":["T001"]}',
   question: '{"type":"question","from":"CODER","msg_id":"Q001","question":"which module owns token refresh?"}',
-  TASK_DISPATCH: '{"type":"TASK_DISPATCH","protocol_version":"2.0","task":{"task_id":"abc-123","priority":"high"},"brief":"Refactor the auth module"}',
-  TASK_RESULT: '{"type":"TASK_RESULT","protocol_version":"2.0","task_id":"abc-123","status":"done","artifacts":{"files_changed":["src/auth.py"]}}',
+  TASK_DISPATCH: '{"type":"TASK_DISPATCH","protocol_version":"2.0","task":{"task_id":"abc-123","priority":"high","reply_schema":"structured","token_budget":4000},"brief":"Refactor the auth module"}',
+  TASK_RESULT: '{"type":"TASK_RESULT","protocol_version":"2.0","task_id":"abc-123","status":"done","tokens_spent":3240,"artifacts":{"files_changed":["src/auth.py"]}}',
 };
 
 /** Tracks which JSON leaves were used; the rest become `unmapped`. */
@@ -329,7 +327,7 @@ export function jsonToCsp(input: unknown, opts: FromJsonOptions = {}): FromJsonR
       JSON_EXAMPLE.task_claim as string,
     );
   }
-  const v = handshake ? checkHandshakeShape(json) : validateMessage(json);
+  const v = type === 'TASK_DISPATCH' ? validateDispatch(json) : type === 'TASK_RESULT' ? validateResult(json) : validateMessage(json);
   if (!v.valid) {
     return { ok: false, errors: v.errors.map((e) => ({ line: 0, expected: `a valid ${String(type)} message: ${e.path} ${e.message}`, got: JSON.stringify(json).slice(0, 160), example: JSON_EXAMPLE[type as string] as string })) };
   }
@@ -350,8 +348,10 @@ export function jsonToCsp(input: unknown, opts: FromJsonOptions = {}): FromJsonR
     if (typeof fromJson !== 'string') derived.push(note(key, value, `not in ${String(type)}: taken from ${flag}`));
     return value;
   };
-  const from = header('FROM', json.from, opts.from, '--from', 'a sender');
-  if (typeof json.from === 'string') c.use('/from');
+  // The sender: `from` in the typed messages and TASK_DISPATCH, `agent_id` in TASK_RESULT.
+  const senderKey = type === 'TASK_RESULT' ? 'agent_id' : 'from';
+  const from = header('FROM', json[senderKey], opts.from, '--from', 'a sender');
+  if (typeof json[senderKey] === 'string') c.use(`/${senderKey}`);
   const to = header('TO', undefined, opts.to, '--to', 'a recipient');
   const ctx = header('CTX', undefined, opts.ctx, '--ctx', 'a state reference');
 
@@ -401,13 +401,15 @@ export function jsonToCsp(input: unknown, opts: FromJsonOptions = {}): FromJsonR
       if (typeof task.priority === 'string') {
         priority = Object.hasOwn(DISPATCH_TO_PRIORITY, task.priority) ? DISPATCH_TO_PRIORITY[task.priority] : undefined;
         if (priority) c.use('/task/priority');
-        else c.why('/task/priority', 'CSP PRIORITY is P1|P2|P3, mapped from high|normal|low only');
+        else c.why('/task/priority', task.priority === 'urgent' ? 'CSP PRIORITY has no level above P1 (high)' : 'CSP PRIORITY is P1|P2|P3, mapped from high|normal|low only');
       }
       c.why('/task/reply_schema', 'CSP TASK has no reply-format field (OUT is an output type, not prose|structured|json)');
       c.why('/task/token_budget', 'CSP TASK has no budget field');
       c.why('/deadline', 'CSP TASK has no deadline field');
       c.why('/requirements/required_mcp', 'CSP TASK has no MCP-server requirement field');
       c.why('/requirements/required_capabilities', 'CSP TASK has no capability requirement field');
+      c.why('/task/mode', 'CSP TASK has no read/write mode field');
+      c.why('/task/output_schema', 'CSP TASK has no output schema field');
       if (id !== undefined) body = { intent: 'TASK', id, ...(req !== undefined ? { req } : {}), ...(priority ? { priority } : {}) };
       break;
     }
@@ -434,8 +436,16 @@ export function jsonToCsp(input: unknown, opts: FromJsonOptions = {}): FromJsonR
       c.why('/tokens_spent', 'CSP RESULT has no token-count field');
       c.why('/next_steps', 'CSP RESULT has no next-steps field');
       c.why('/artifacts/pr', 'CSP RESULT has no pull-request field');
+      c.why('/remaining', 'CSP RESULT has no remaining-work field');
+      c.why('/output', 'CSP RESULT carries DATA as text (mapped from summary), not structured output');
       const produced = isObj(json.artifacts) ? listOf('/artifacts/files_changed', json.artifacts.files_changed, 'PRODUCED') : undefined;
-      if (id !== undefined) body = { intent: 'RESULT', id, status, ...(produced ? { produced } : {}) };
+      // DATA is the result's text (a <<< >>> block when it is not one line): the error summary of an
+      // error, else the summary; the other one, if both are given, is reported.
+      const textKey = st === 'error' ? 'error_summary' : 'summary';
+      const data = typeof json[textKey] === 'string' ? (json[textKey] as string) : undefined;
+      if (data !== undefined) c.use(`/${textKey}`);
+      c.why(st === 'error' ? '/summary' : '/error_summary', `CSP RESULT has one DATA, which carries ${textKey} here`);
+      if (id !== undefined) body = { intent: 'RESULT', id, status, ...(produced ? { produced } : {}), ...(data !== undefined ? { data } : {}) };
       break;
     }
     case 'escalation': {

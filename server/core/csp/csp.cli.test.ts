@@ -110,8 +110,13 @@ describe('heimdall csp (in process)', () => {
     // The typed message passes `heimdall validate`.
     const io = memoryIo(r.out);
     expect(await main('heimdall', ['validate'], io, () => makeCtx(root))).toBe(0);
-    const d = await run(['to-json', '--target', 'TASK_DISPATCH', '--json'], seedBlock('taskAssignment'));
-    expect(JSON.parse(d.out)).toMatchObject({ ok: true, target: 'TASK_DISPATCH', message: { protocol_version: '2.0' } });
+    const d = await run(['to-json', '--target', 'TASK_DISPATCH', '--token-budget', '4000', '--json'], seedBlock('taskAssignment'));
+    expect(JSON.parse(d.out)).toMatchObject({ ok: true, target: 'TASK_DISPATCH', message: { protocol_version: '2.0', task: { token_budget: 4000 } } });
+    const nobudget = await run(['to-json', '--target', 'TASK_DISPATCH'], seedBlock('taskAssignment'));
+    expect(nobudget.code).toBe(1);
+    expect(nobudget.err).toContain('e.g. --token-budget 4000');
+    const tr = await run(['to-json', '--target', 'TASK_RESULT', '--tokens-spent', '12'], seedBlock('taskResult'));
+    expect(JSON.parse(tr.out)).toMatchObject({ type: 'TASK_RESULT', agent_id: 'CODE_EXP', tokens_spent: 12 });
     const back = await run(['from-json', '--to', 'CODE_EXP', '--ctx', 'C0'], r.out);
     expect(back.code).toBe(0);
     expect(back.out).toBe('CSP/1\nFROM MAIN\nTO CODE_EXP\nCTX C0\nINTENT TASK\n\nTASK T001\nIN SRC,LIB');
@@ -126,6 +131,7 @@ describe('heimdall csp (in process)', () => {
     expect((await run(['frobnicate'])).code).toBe(2);
     expect((await run(['parse', '--target', 'x'], 'CSP/1')).code).toBe(2);
     expect((await run(['to-json', '--target', 'nope'], seedBlock('taskAssignment'))).code).toBe(2);
+    expect((await run(['to-json', '--tokens-spent', 'many'], seedBlock('taskResult'))).code).toBe(2);
     const nofile = await run(['parse', path.join(work, 'missing.csp')]);
     expect(nofile.code).toBe(2);
     expect(nofile.err).toContain('no such file');

@@ -28,7 +28,6 @@ export {
 export {
   cspToJson,
   jsonToCsp,
-  checkHandshakeShape,
   JSON_TARGETS,
   TARGETS_BY_INTENT,
   PRIORITY_TO_DISPATCH,
