@@ -1,0 +1,174 @@
+/**
+ * The listener: reads each topic from its stored offset, runs the projector, and commits raw events,
+ * projections and offsets in one transaction per batch. Killed at any point and restarted, it
+ * resumes from the last committed batch, so it ends with the same read model as an uninterrupted
+ * run. A read model built by another reducer version is dropped and rebuilt from the log.
+ */
+import type { Ctx } from '../context.js';
+import { logAction } from '../log/protocolLog.js';
+import { type WireLimits, wireLimits } from './envelope.js';
+import type { LogProblem, Subscription, WireLog } from './log.js';
+import { Projector, REDUCER_VERSION } from './projector.js';
+import type { ReadModelStore } from './store.js';
+
+export interface ListenerOptions {
+  /** Records per read and per transaction (default 1000, or HEIMDALL_WIRE_BATCH). */
+  batchSize?: number;
+  /** Override for tests that simulate a reducer change. */
+  reducerVersion?: number;
+  limits?: WireLimits;
+  /** Called for every line or message the log could not decode. */
+  onProblem?: (p: LogProblem) => void;
+}
+
+export interface CatchUpResult {
+  processed: number;
+  byTopic: Record<string, { from: number; to: number; events: number }>;
+  problems: LogProblem[];
+  /** Set when the stored read model had another reducer_version and was rebuilt. */
+  rebuilt?: { from: number[]; to: number };
+}
+
+function batchSizeFrom(ctx: Ctx, explicit?: number): number {
+  if (explicit !== undefined) return Math.max(1, explicit);
+  const n = Number(ctx.env.HEIMDALL_WIRE_BATCH);
+  return Number.isInteger(n) && n > 0 ? n : 1000;
+}
+
+export class WireListener {
+  private projector: Projector | undefined;
+  private readonly batchSize: number;
+  private readonly version: number;
+  private readonly limits: WireLimits;
+  private pendingRebuild: CatchUpResult['rebuilt'];
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly log: WireLog,
+    private readonly store: ReadModelStore,
+    private readonly opts: ListenerOptions = {},
+  ) {
+    this.batchSize = batchSizeFrom(ctx, opts.batchSize);
+    this.version = opts.reducerVersion ?? REDUCER_VERSION;
+    this.limits = opts.limits ?? wireLimits(ctx.env);
+  }
+
+  /** Load the stored read model; rebuild it when its reducer_version is not ours. */
+  private async open(): Promise<Projector> {
+    const snap = await this.store.load();
+    const other = snap.reducer_versions.filter((v) => v !== this.version);
+    if (other.length > 0) {
+      await this.store.reset();
+      this.pendingRebuild = { from: snap.reducer_versions, to: this.version };
+      logAction(this.ctx, 'wire', 'rebuild', `reducer_version ${snap.reducer_versions.join(',')} -> ${this.version}: read model dropped, replaying the log`);
+      return new Projector({ reducerVersion: this.version, limits: this.limits });
+    }
+    return Projector.fromSnapshot(snap, { reducerVersion: this.version, limits: this.limits });
+  }
+
+  /** Forget the in-memory state (after a failed commit): the next step reloads it from the store. */
+  reset(): void {
+    this.projector = undefined;
+  }
+
+  /** Process everything the log holds beyond the stored offsets, one transaction per batch. */
+  async catchUp(): Promise<CatchUpResult> {
+    this.projector ??= await this.open();
+    const p = this.projector;
+    const result: CatchUpResult = { processed: 0, byTopic: {}, problems: [] };
+    try {
+      for (const topic of await this.log.topics()) {
+        for (;;) {
+          const from = p.offset(topic) + 1;
+          const r = await this.log.read(topic, from, { limit: this.batchSize });
+          for (const prob of r.problems) {
+            result.problems.push(prob);
+            this.opts.onProblem?.(prob);
+          }
+          const n = p.apply(r.records);
+          if (r.next - 1 > p.offset(topic)) p.skipTo(topic, r.next - 1);
+          const moved = p.offset(topic) >= from;
+          if (moved) {
+            await this.store.commit(p.takeBatch());
+            const t = (result.byTopic[topic] ??= { from, to: from - 1, events: 0 });
+            t.to = p.offset(topic);
+            t.events += n;
+            result.processed += n;
+          }
+          if (!moved) break;
+        }
+      }
+    } catch (e) {
+      this.reset();
+      throw e;
+    }
+    if (this.pendingRebuild) {
+      result.rebuilt = this.pendingRebuild;
+      this.pendingRebuild = undefined;
+    }
+    return result;
+  }
+
+  /**
+   * Run until `signal` aborts: catch up, then wait for appends (the log's subscriptions wake the
+   * loop; a poll every `pollMs` also finds new topics).
+   */
+  async run(signal: AbortSignal, opts: { pollMs?: number; onRound?: (r: CatchUpResult) => void } = {}): Promise<void> {
+    const pollMs = opts.pollMs ?? 1000;
+    const subs = new Map<string, Subscription>();
+    let wake: (() => void) | undefined;
+    const nudge = () => wake?.();
+    signal.addEventListener('abort', nudge);
+    try {
+      while (!signal.aborted) {
+        const r = await this.catchUp();
+        if (r.processed > 0 || r.problems.length > 0) {
+          logAction(this.ctx, 'wire', 'listen', describeRound(r));
+          opts.onRound?.(r);
+        }
+        for (const topic of await this.log.topics()) {
+          if (!subs.has(topic)) subs.set(topic, this.log.subscribe(topic, (this.projector?.offset(topic) ?? 0) + 1, nudge));
+        }
+        if (signal.aborted) break;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    } finally {
+      signal.removeEventListener('abort', nudge);
+      await Promise.all([...subs.values()].map((s) => s.stop()));
+    }
+  }
+}
+
+export function describeRound(r: CatchUpResult): string {
+  const topics = Object.entries(r.byTopic)
+    .map(([t, x]) => `${t}#${x.from}-${x.to}`)
+    .join(' ');
+  const parts = [`processed ${r.processed} events${topics ? ` (${topics})` : ''}`];
+  if (r.rebuilt) parts.push(`rebuilt from reducer_version ${r.rebuilt.from.join(',')} to ${r.rebuilt.to}`);
+  if (r.problems.length) parts.push(`${r.problems.length} unreadable log entries skipped`);
+  return parts.join('; ');
+}
+
+/** `heimdall wire listen --once`: process everything pending, log it, and return what was done. */
+export async function listenOnce(ctx: Ctx, log: WireLog, store: ReadModelStore, opts: ListenerOptions = {}): Promise<CatchUpResult> {
+  const r = await new WireListener(ctx, log, store, opts).catchUp();
+  if (r.processed > 0 || r.rebuilt || r.problems.length > 0) logAction(ctx, 'wire', 'listen', describeRound(r));
+  return r;
+}
+
+/** `heimdall wire replay`: drop the read model and rebuild it from the whole log. */
+export async function replay(ctx: Ctx, log: WireLog, store: ReadModelStore, opts: ListenerOptions = {}): Promise<CatchUpResult & { seconds: number }> {
+  const started = ctx.clock.now();
+  await store.reset();
+  const r = await new WireListener(ctx, log, store, opts).catchUp();
+  const seconds = (ctx.clock.now() - started) / 1000;
+  logAction(ctx, 'wire', 'replay', `read model dropped and rebuilt: ${describeRound(r)} in ${seconds.toFixed(1)} s`);
+  return { ...r, seconds };
+}
