@@ -29,3 +29,25 @@ export function clockFrom(env: Record<string, string | undefined>): Clock {
   }
   return fixedClock(ms);
 }
+
+/**
+ * The wire log the environment selects (issue 4): NATS JetStream when HEIMDALL_STREAM_URL is a
+ * nats:// URL (HEIMDALL_STREAM_PREFIX names its streams), else one JSONL file per topic under
+ * .planning/wire/ (HEIMDALL_WIRE_FSYNC=0 skips the fsync after each append). Adapters load lazily.
+ */
+export async function openWireLog(ctx: Ctx): Promise<import('./core/wire/log.js').WireLog> {
+  const url = ctx.env.HEIMDALL_STREAM_URL?.trim();
+  if (url) {
+    if (!url.startsWith('nats://')) throw new HeimdallError('usage', `HEIMDALL_STREAM_URL must be a nats:// URL, got ${JSON.stringify(url)}; unset it to use the file log`);
+    const { JetStreamWireLog } = await import('./stream/jetstreamLog.js');
+    return JetStreamWireLog.connect(url, { prefix: ctx.env.HEIMDALL_STREAM_PREFIX?.trim() || undefined });
+  }
+  const { FileWireLog } = await import('./stream/fileLog.js');
+  return new FileWireLog(ctx.paths.wireDir, { fsync: ctx.env.HEIMDALL_WIRE_FSYNC !== '0' });
+}
+
+/** The wire read model: PostgreSQL when DATABASE_URL is a postgres URL, else SQLite at .planning/wire/read-model.db. */
+export async function openReadModel(ctx: Ctx): Promise<import('./core/wire/store.js').ReadModelStore> {
+  const { PrismaReadModelStore } = await import('./db/readModel.js');
+  return PrismaReadModelStore.open({ url: ctx.env.DATABASE_URL, wireDir: ctx.paths.wireDir });
+}

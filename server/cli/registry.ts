@@ -28,6 +28,7 @@ export const REGISTRY: Record<string, Loader> = {
   csp: () => import('./commands/csp.js'),
   herd: () => import('./commands/herd.js'),
   a2a: () => import('./commands/a2a.js'),
+  wire: () => import('./commands/wire.js'),
 };
 
 /** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
@@ -49,4 +50,5 @@ export const SUMMARIES: Record<string, string> = {
   csp: 'CSP/1 compact protocol: csp parse|format|validate|init|apply|state|to-json|from-json',
   herd: 'agents in the loop: herd checkin|send|inbox|status|team --as name.1@team',
   a2a: 'three-message handshake: a2a announce|dispatch|result|route|peers (JSON on stdin)',
+  wire: 'wire stream: wire emit|tail|state|listen|replay|release [--topic T] (Wire JSON on stdin for emit)',
 };
