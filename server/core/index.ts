@@ -42,3 +42,5 @@ export { gateToMessage, type GateMessage } from './gate/gate.js';
 export { runDemo, loadWave, defaultFixtureDir, type DemoResult } from './demo/demo.js';
 /** GSD adoption: import a GSD .planning tree and measure v1 vs v2 briefs on it. */
 export * from './gsd/index.js';
+/** CSP/1: the compact line-based text protocol, patches and checkpoints, conversion to typed messages. */
+export * from './csp/index.js';
