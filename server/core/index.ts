@@ -44,3 +44,7 @@ export { runDemo, loadWave, defaultFixtureDir, type DemoResult } from './demo/de
 export * from './gsd/index.js';
 /** CSP/1: the compact line-based text protocol, patches and checkpoints, conversion to typed messages. */
 export * from './csp/index.js';
+/** Team ledger: claims with a collision gate, HAID identities, decisions and conflict PRs. */
+export * from './claims/index.js';
+export * from './identity/index.js';
+export * from './decisions/index.js';
