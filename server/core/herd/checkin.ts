@@ -98,6 +98,22 @@ function caller(as: unknown): AgentAddress {
   return parseAgentAddress(as, 'caller (--as / client_identity)');
 }
 
+/**
+ * The herd address a transport's caller stands for: `identity` when it is an address (MCP
+ * client_identity, CLI --as); otherwise the one known agent whose address slugs to the role suffix
+ * of the caller's HAID (an MCP client that initialized as "mason.1@core" acts as `{root}/mason.1-core`).
+ * Undefined when neither says who it is.
+ */
+export function resolveCaller(ctx: Ctx, identity: unknown, haid?: string): string | undefined {
+  if (typeof identity === 'string' && identity.includes('@') && !identity.includes('/')) {
+    return parseAgentAddress(identity, 'client_identity').text; // meant as an address: a malformed one is an error
+  }
+  if (!haid) return undefined;
+  const suffix = roleSuffix(haid);
+  const matches = knownAgents(readRegistry(ctx), readTeam(ctx)).filter((a) => clientSlug(a) === suffix);
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
 /** Addresses known to herd: every agent that has checked in, and the team file's members. */
 export function knownAgents(registry: Record<string, AgentRecord>, team: TeamConfig): string[] {
   return [...new Set([...Object.keys(registry), ...team.members])].sort();

@@ -6,6 +6,8 @@
 import { capsuleTools } from './capsules.js';
 import { claimTools } from './claims.js';
 import { decisionTools } from './decisions.js';
+import { a2aTools } from './a2a.js';
+import { herdTools } from './herd.js';
 import type { ToolDef } from './types.js';
 
 export const LEDGER_TOOLS: ToolDef[] = [
@@ -13,6 +15,7 @@ export const LEDGER_TOOLS: ToolDef[] = [
   ...capsuleTools,
   ...decisionTools,
   // --- other concepts register below this line (one line each)
+  ...herdTools, ...a2aTools,
 ];
 
 export { defineTool, type ToolDef, type ToolContext, type JsonSchema, type ObjectSchema } from './types.js';

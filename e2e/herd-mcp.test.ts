@@ -1,0 +1,166 @@
+/**
+ * Agents in the loop, end to end: the built MCP server (dist/mcp/stdio.js, `npm run build:cli`)
+ * driven by the SDK's own Client over stdio, as an MCP host drives it. The clock is the server's
+ * (HEIMDALL_NOW), so "400 seconds later" is a restart with a later HEIMDALL_NOW, not a wait.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runBin } from '../server/testing/fixtures.js';
+
+const SERVER = path.join(REPO_ROOT, 'dist/mcp/stdio.js');
+/** The shim that starts the bundled server (it calls dist/mcp/stdio.js's main). */
+const SHIM = path.join(REPO_ROOT, 'bin/heimdall-ledger-mcp');
+const T0 = Date.parse('2026-06-11T12:00:00Z');
+const open: Array<{ close(): Promise<void> }> = [];
+const dirs: string[] = [];
+
+beforeAll(() => {
+  if (!fs.existsSync(SERVER)) throw new Error('dist/mcp/stdio.js is missing: run npm run build:cli first');
+});
+afterEach(async () => {
+  for (const c of open.splice(0)) await c.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function planningDir(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-herd-mcp-'));
+  dirs.push(d);
+  return path.join(d, '.planning');
+}
+
+/** Start a server process on `planning` with its clock at `nowMs`, and connect a client to it. */
+async function start(planning: string, nowMs: number, clientName = 'claude-code') {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SHIM],
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HEIMDALL_PLANNING_DIR: planning, HEIMDALL_NOW: String(nowMs) },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: clientName, version: '1.0.0' });
+  await client.connect(transport);
+  await client.listTools(); // the client then checks every structuredContent against the tool's outputSchema
+  const handle = { client, pid: transport.pid, close: () => client.close() };
+  open.push(handle);
+  return handle;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+  const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = JSON.parse((r.content[0] as { text: string }).text);
+  if (r.isError) return { isError: true, ...text };
+  expect(r.structuredContent).toEqual(text);
+  return text;
+}
+
+const checkin = (c: Client, who: string, status: string, extra: Record<string, unknown> = {}) => call(c, 'herd_checkin', { client_identity: who, status, ...extra });
+
+describe('herd over MCP (SDK client, stdio, built server)', () => {
+  it('lists the herd and a2a tools on the ledger server, with short descriptions', async () => {
+    const { client } = await start(planningDir(), T0);
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const n of ['herd_checkin', 'herd_send', 'a2a_announce', 'a2a_dispatch', 'a2a_result', 'a2a_peers']) expect(names).toContain(n);
+    expect(names).toContain('make_claim');
+    for (const t of tools.filter((x) => /^(herd|a2a)_/.test(x.name))) expect((t.description ?? '').length).toBeLessThanOrEqual(160);
+  });
+
+  it('two agents check in; a leader sends a directive to one and an inform to @everyone; the Mechanical agent gets only the directive', async () => {
+    const { client } = await start(planningDir(), T0);
+    expect(await checkin(client, 'mason.1@core', 'starting w1', { task: 'w1' })).toMatchObject({ heartbeat_ack: true, messages: [], context: null, agent: 'mason.1@core', tier: 'Execution' });
+    expect(await checkin(client, 'rook.1@core', 'waiting for orders')).toMatchObject({ heartbeat_ack: true, tier: 'Mechanical' });
+    await checkin(client, 'steve.1@core', 'planning');
+
+    const d = await call(client, 'herd_send', { client_identity: 'steve.1@core', to: 'rook.1@core', type: 'directive', body: 'run the gate on w1' });
+    expect(d).toMatchObject({ recipients: ['rook.1@core'], pooled: false });
+    const all = await call(client, 'herd_send', { client_identity: 'steve.1@core', to: '@everyone', type: 'inform', body: 'w1 schema changed' });
+    expect(all.recipients).toEqual(['mason.1@core']);
+
+    const rook = await checkin(client, 'rook.1@core', 'gate running');
+    expect(rook.messages.map((m: { type: string; body: string }) => [m.type, m.body])).toEqual([['directive', 'run the gate on w1']]);
+    expect(rook.context).toBeNull();
+    const mason = await checkin(client, 'mason.1@core', 'w1 tests');
+    expect(mason.messages).toEqual([expect.objectContaining({ type: 'inform', from: 'steve.1@core', to: '@everyone', body: 'w1 schema changed' })]);
+    expect((await checkin(client, 'mason.1@core', 'again')).messages).toEqual([]);
+  });
+
+  it('unknown and malformed addresses are tool errors that show the accepted forms', async () => {
+    const { client } = await start(planningDir(), T0);
+    await checkin(client, 'steve.1@core', 'planning');
+    const unknown = await call(client, 'herd_send', { client_identity: 'steve.1@core', to: 'ghost.9@core', type: 'inform', body: 'x' });
+    expect(unknown).toMatchObject({ isError: true, error: { code: 'not_found', message: expect.stringMatching(/unknown recipient ghost\.9@core.*name\.instance@team.*@anyone.*@everyone/) } });
+    const bad = await call(client, 'herd_send', { client_identity: 'steve.1@core', to: 'ghost', type: 'inform', body: 'x' });
+    expect(bad.error.message).toMatch(/malformed recipient "ghost": accepted forms are/);
+    const nobody = await call(client, 'herd_checkin', { status: 'who am I' });
+    expect(nobody.error.message).toMatch(/client_identity as name\.instance@team/);
+    const wrongType = await call(client, 'herd_send', { client_identity: 'steve.1@core', to: '@everyone', type: 'order', body: 'x' });
+    expect(wrongType.isError).toBe(true);
+  });
+
+  it('a message sent and not drained survives a server restart and is delivered exactly once', async () => {
+    const planning = planningDir();
+    const first = await start(planning, T0);
+    await checkin(first.client, 'mason.1@core', 'up');
+    await call(first.client, 'herd_send', { client_identity: 'steve.1@core', to: 'mason.1@core', type: 'directive', body: 'rebase on main' });
+    await first.close();
+    expect(await exited(first.pid)).toBe(true); // a real restart: the first process is gone
+
+    const second = await start(planning, T0 + 5_000);
+    expect((await checkin(second.client, 'mason.1@core', 'back')).messages.map((m: { body: string }) => m.body)).toEqual(['rebase on main']);
+    await second.close();
+    const third = await start(planning, T0 + 10_000);
+    expect((await checkin(third.client, 'mason.1@core', 'back again')).messages).toEqual([]);
+    // and the CLI reads the same mailbox
+    expect(runBin('heimdall', ['herd', 'inbox', '--as', 'mason.1@core', '--json'], { planning }).stdout).toContain('"messages":[]');
+  });
+
+  it('a dispatch needing a dead MCP server comes back blocked at once, with tokens_spent 0', async () => {
+    const { client } = await start(planningDir(), T0);
+    await checkin(client, 'steve.1@core', 'leading');
+    const announce = {
+      type: 'SESSION_ANNOUNCE',
+      protocol_version: '2.0',
+      worker: { agent_id: 'claude-code', model: 'claude-sonnet-4-20250514', model_tier: 'sonnet', context_window: 200000 },
+      capabilities: { tools: ['terminal', 'file'], mcp_servers: ['context_mode', 'trek'] },
+      mcp_health: { context_mode: 'ok', trek: 'timeout' },
+      session: { context_id: 'handshake:e2e', active_tasks: 0, repo_state: { branch: 'main', clean: true } },
+    };
+    expect((await call(client, 'a2a_announce', { message: announce })).profile).toMatchObject({ agent_id: 'claude-code', mcp_health: { trek: 'timeout' } });
+    const dispatch = {
+      type: 'TASK_DISPATCH',
+      protocol_version: '2.0',
+      task: { task_id: 'abc-123', priority: 'high', reply_schema: 'structured', token_budget: 4000 },
+      requirements: { required_mcp: ['trek'], required_capabilities: ['terminal'] },
+      brief: 'Refactor the auth module.',
+    };
+    const t = Date.now();
+    const out = await call(client, 'a2a_dispatch', { client_identity: 'steve.1@core', message: dispatch, to: 'claude-code' });
+    expect(Date.now() - t).toBeLessThan(5_000);
+    expect(out).toMatchObject({
+      decision: 'blocked',
+      result: { type: 'TASK_RESULT', task_id: 'abc-123', status: 'blocked', tokens_spent: 0, blocked_reason: 'required MCP server trek is timeout on claude-code (needs "ok")' },
+      handling: { queued: true, flagged: ['steve.1@core'] },
+    });
+    const lead = await checkin(client, 'steve.1@core', 'reading flags');
+    expect(lead.messages).toEqual([expect.objectContaining({ type: 'flag', body: expect.stringMatching(/^task abc-123 is queued/) })]);
+    expect((await call(client, 'a2a_peers', {})).count).toBe(1);
+  });
+});
+
+async function exited(pid: number | null): Promise<boolean> {
+  if (pid === null) return false;
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}

@@ -1,0 +1,56 @@
+/** The handshake over MCP: a2a_announce, a2a_dispatch, a2a_result, a2a_peers (core: server/core/handshake). */
+import type { Ctx } from '../../core/context.js';
+import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/handshake/handshake.js';
+import { resolveCaller } from '../../core/herd/checkin.js';
+import { type ToolDef, defineTool } from './types.js';
+
+/** Who is calling: client_identity when given (an address or an agent id), else the herd agent behind the HAID. */
+function caller(ctx: Ctx, identity: string | undefined, haid: string): string | undefined {
+  if (identity !== undefined && !identity.includes('/')) return resolveCaller(ctx, identity, haid) ?? identity;
+  return resolveCaller(ctx, identity, haid);
+}
+
+const MESSAGE = (what: string) => ({ type: 'object' as const, description: `${what} JSON (protocol_version 2.0)` });
+
+export const a2aTools: ToolDef[] = [
+  defineTool<{ message: Record<string, unknown>; client_identity?: string }>({
+    name: 'a2a_announce',
+    description: 'Announce your session (SESSION_ANNOUNCE): model tier, tools, MCP server health, active tasks, repo state. Re-announce when they change.',
+    input: { properties: { message: MESSAGE('SESSION_ANNOUNCE') }, required: ['message'] },
+    output: { properties: { profile: { type: 'object' }, routed: { type: 'array' } } },
+    run: async (a, { ctx, haid }) => ({ ...(await announce(ctx, a.message, { as: caller(ctx, a.client_identity, haid) })) }),
+  }),
+  defineTool<{ message: Record<string, unknown>; to?: string; dry_run?: boolean; client_identity?: string }>({
+    name: 'a2a_dispatch',
+    description: 'Dispatch a task (TASK_DISPATCH): checked before work starts, then routed to a qualifying peer, or answered with a blocked TASK_RESULT.',
+    input: {
+      properties: {
+        message: MESSAGE('TASK_DISPATCH'),
+        to: { type: 'string', description: 'A peer agent_id; default: route' },
+        dry_run: { type: 'boolean', description: 'Only show the routing decision' },
+      },
+      required: ['message'],
+    },
+    output: { properties: { decision: { type: 'string', enum: ['routed', 'blocked', 'dry_run'] } }, required: ['decision'] },
+    run: async (a, { ctx, haid }) => {
+      if (a.dry_run) return { decision: 'dry_run', ...(await routeOnly(ctx, a.message)) };
+      return { ...(await dispatch(ctx, a.message, { to: a.to, as: caller(ctx, a.client_identity, haid) })) };
+    },
+  }),
+  defineTool<{ message: Record<string, unknown>; client_identity?: string }>({
+    name: 'a2a_result',
+    description: "Report a dispatched task's outcome (TASK_RESULT). Must match the dispatch's reply_schema; tokens_spent is shown beside the ledger.",
+    input: { properties: { message: MESSAGE('TASK_RESULT') }, required: ['message'] },
+    output: { properties: { task_id: { type: 'string' }, status: { type: 'string' }, state: { type: 'string' }, tokens: { type: 'object' } }, required: ['task_id', 'status', 'state', 'tokens'] },
+    run: async (a, { ctx, haid }) => ({ ...(await submitResult(ctx, a.message, { as: caller(ctx, a.client_identity, haid) })) }),
+  }),
+  defineTool<Record<string, never>>({
+    name: 'a2a_peers',
+    description: 'List announced peers: tier, load, MCP health, repo state.',
+    output: { properties: { peers: { type: 'array', items: { type: 'object' } }, count: { type: 'integer' } } },
+    run: async (_a, { ctx }) => {
+      const peers = await listPeers(ctx);
+      return { peers, count: peers.length };
+    },
+  }),
+];
