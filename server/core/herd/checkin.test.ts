@@ -5,7 +5,7 @@ import { makeCtx } from '../context.js';
 import { tailLog } from '../log/protocolLog.js';
 import { sequentialIds } from '../ports.js';
 import { tmpCtx } from '../../testing/fixtures.js';
-import { checkin, listAgents, peekInbox, send } from './checkin.js';
+import { checkin, listAgents, peekInbox, resolveCaller, send } from './checkin.js';
 import { COMPACT_AT_LINES, herdPaths } from './store.js';
 import { teamFile } from './team.js';
 
@@ -179,6 +179,16 @@ describe('herd check-in', () => {
     expect(listAgents(ctx).agents[0]).toMatchObject({ task: 'w9', depends: [] });
     checkin(ctx, { as: 'mason.1@core', status: 'idle', task: null });
     expect(listAgents(ctx).agents[0]?.task).toBeNull();
+  });
+
+  it('resolves a transport caller: an address as given, else the known agent behind an MCP HAID', () => {
+    const ctx = team(tmpCtx());
+    expect(resolveCaller(ctx, 'Mason.1@Core')).toBe('mason.1@core');
+    expect(() => resolveCaller(ctx, 'mason@core')).toThrow(/malformed client_identity/);
+    expect(resolveCaller(ctx, undefined, 'h-12345678/mason.1-core')).toBe('mason.1@core');
+    expect(resolveCaller(ctx, 'cursor', 'h-12345678/cursor')).toBeUndefined();
+    expect(resolveCaller(ctx, 'h-12345678/rook.1-core', 'h-12345678/rook.1-core')).toBe('rook.1@core');
+    expect(resolveCaller(ctx, undefined, 'h-12345678/ghost.1-core')).toBeUndefined();
   });
 
   it('keeps the herd files under .planning/herd', () => {
