@@ -43,8 +43,8 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       blackboard: [trpc.blackboard.pathKey()],
       capsules: [trpc.capsules.pathKey()],
       ledger: [trpc.ledger.pathKey()],
-      // Claims, agents, streams and peers join here when their cores land (see the page shells).
-      team: [],
+      // Agents, streams and peers join here when their cores land (see the page shells).
+      team: [trpc.claims.pathKey()],
       wire: [],
     }),
     [trpc],

@@ -1,5 +1,6 @@
 import { blackboardRouter } from './routers/blackboard.js';
 import { capsulesRouter } from './routers/capsules.js';
+import { claimsRouter } from './routers/claims.js';
 import { ledgerRouter } from './routers/ledger.js';
 import { liveRouter } from './routers/live.js';
 import { logRouter } from './routers/log.js';
@@ -14,6 +15,7 @@ export const appRouter = router({
   blackboard: blackboardRouter,
   capsules: capsulesRouter,
   ledger: ledgerRouter,
+  claims: claimsRouter,
   live: liveRouter,
 });
 

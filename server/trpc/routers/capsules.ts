@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { type Capsule, closure, listCapsuleIds, readCapsule } from '../../core/capsules/capsules.js';
-import { procedure, router } from '../trpc.js';
-import { toTrpcError } from '../trpc.js';
+import { procedure, router, toTrpcError } from '../trpc.js';
 
 export type CapsuleNode = Capsule | { id: string; error: string };
 
 export const capsulesRouter = router({
+  /** Capsule ids only (cheap: a directory listing), for counts. */
+  ids: procedure.query(({ ctx }) => listCapsuleIds(ctx.core)),
   /**
    * Every capsule, parsed. One unreadable capsule file is reported in its node instead of failing
    * the whole graph, so the page still shows the rest. (The core has no "read all" call yet; this

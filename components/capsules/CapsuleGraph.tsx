@@ -1,0 +1,230 @@
+'use client';
+/**
+ * The capsule dependency graph. Selecting a capsule (click, or Tab to a node and Enter, or the
+ * picker beside the graph) shows its text and highlights its hydration closure: exactly the capsules
+ * `heimdall-capsule hydrate ID` would emit, as the core computes them.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { Background, Controls, type Edge, Handle, MarkerType, MiniMap, type Node, type NodeProps, Position, ReactFlow, type ReactFlowInstance } from '@xyflow/react';
+import '@xyflow/react/dist/style.css';
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
+import { type Settled, errorMessage, seeded } from '@/components/data/seed';
+import { useTRPC } from '@/components/trpc/react';
+import { Badge } from '@/components/ui/Badge';
+import { Select } from '@/components/ui/Field';
+import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
+import { cx } from '@/components/ui/cx';
+import { fmtInt } from '@/components/ui/format';
+import type { CapsuleNode } from '@/server/trpc/routers/capsules';
+import { NODE_H, NODE_W, layoutGraph } from './layout';
+
+type Mark = 'selected' | 'closure' | 'dim' | 'plain';
+interface CapsuleData extends Record<string, unknown> {
+  id: string;
+  what?: string;
+  error?: string;
+  mark: Mark;
+}
+type CapsuleFlowNode = Node<CapsuleData, 'capsule'>;
+
+const CapsuleCard = memo(function CapsuleCard({ data }: NodeProps<CapsuleFlowNode>) {
+  return (
+    <div
+      className={cx(
+        'flex h-full w-full flex-col justify-center rounded-md border bg-white px-2.5 text-left shadow-sm transition-opacity',
+        data.error ? 'border-rose-300 bg-rose-50' : 'border-slate-300',
+        data.mark === 'selected' && 'border-indigo-500 ring-2 ring-indigo-500/40',
+        data.mark === 'closure' && 'border-amber-400 bg-amber-50 ring-2 ring-amber-300/50',
+        data.mark === 'dim' && 'opacity-30',
+      )}
+      data-capsule={data.id}
+      data-mark={data.mark}
+    >
+      <Handle type="target" position={Position.Left} className="!size-1.5 !border-0 !bg-slate-400" isConnectable={false} />
+      <p className="truncate font-mono text-[12px] font-semibold text-slate-800">{data.id}</p>
+      <p className={cx('truncate text-[11px]', data.error ? 'text-rose-700' : 'text-slate-500')}>{data.error ? 'unreadable: see details' : (data.what ?? '')}</p>
+      <Handle type="source" position={Position.Right} className="!size-1.5 !border-0 !bg-slate-400" isConnectable={false} />
+    </div>
+  );
+});
+
+const nodeTypes = { capsule: CapsuleCard };
+
+function isError(c: CapsuleNode): c is { id: string; error: string } {
+  return 'error' in c;
+}
+
+export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
+  const trpc = useTRPC();
+  const graph = useQuery(trpc.capsules.graph.queryOptions(undefined, seeded(initial)));
+  const [selected, setSelected] = useState<string | undefined>(undefined);
+  const [mounted, setMounted] = useState(false);
+  const [ready, setReady] = useState(false);
+  useEffect(() => setMounted(true), []);
+  const caps = graph.data;
+  const byId = useMemo(() => new Map((caps ?? []).map((c) => [c.id, c])), [caps]);
+
+  const closure = useQuery(trpc.capsules.closure.queryOptions({ id: selected ?? '' }, { enabled: selected !== undefined && byId.has(selected) }));
+  const inClosure = useMemo(() => new Set(selected && closure.data ? closure.data : []), [selected, closure.data]);
+
+  const layout = useMemo(() => {
+    if (!caps) return undefined;
+    const ids = caps.map((c) => c.id);
+    const known = new Set(ids);
+    const edges: [string, string][] = [];
+    for (const c of caps) if (!isError(c)) for (const d of c.depends) if (known.has(d)) edges.push([d, c.id]);
+    return { edges, ...layoutGraph({ ids, edges }) };
+  }, [caps]);
+
+  const nodes = useMemo<CapsuleFlowNode[]>(() => {
+    if (!caps || !layout) return [];
+    return caps.map((c) => {
+      const mark: Mark = !selected ? 'plain' : c.id === selected ? 'selected' : inClosure.has(c.id) ? 'closure' : 'dim';
+      return {
+        id: c.id,
+        type: 'capsule',
+        position: layout.positions.get(c.id) ?? { x: 0, y: 0 },
+        data: { id: c.id, what: isError(c) ? undefined : c.what, error: isError(c) ? c.error : undefined, mark },
+        width: NODE_W,
+        height: NODE_H,
+        selected: c.id === selected,
+        ariaLabel: `capsule ${c.id}${isError(c) ? ' (unreadable)' : c.what ? `: ${c.what}` : ''}`,
+      };
+    });
+  }, [caps, layout, selected, inClosure]);
+
+  const edges = useMemo<Edge[]>(() => {
+    if (!layout) return [];
+    return layout.edges.map(([from, to]) => {
+      const hot = selected !== undefined && inClosure.has(from) && inClosure.has(to);
+      return {
+        id: `${from}->${to}`,
+        source: from,
+        target: to,
+        animated: hot,
+        style: { stroke: hot ? '#d97706' : selected ? '#e2e8f0' : '#94a3b8', strokeWidth: hot ? 2 : 1 },
+        markerEnd: { type: MarkerType.ArrowClosed, width: 14, height: 14, color: hot ? '#d97706' : '#94a3b8' },
+      };
+    });
+  }, [layout, selected, inClosure]);
+
+  // Large graphs open on their newest columns at a readable zoom; small ones fit the screen.
+  const fitTargets = useMemo(() => {
+    if (!layout || nodes.length <= 200) return undefined;
+    const xs = [...layout.positions.values()].map((p) => p.x);
+    const maxX = Math.max(...xs);
+    return nodes.filter((n) => n.position.x >= maxX - 2 * (NODE_W + 80)).slice(0, 120).map((n) => ({ id: n.id }));
+  }, [layout, nodes]);
+
+  const onInit = useCallback((_: ReactFlowInstance<CapsuleFlowNode, Edge>) => setReady(true), []);
+  const error = errorMessage(graph.error, initial, caps !== undefined);
+  const sel = selected ? byId.get(selected) : undefined;
+
+  return (
+    <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_24rem]">
+      <div className="space-y-3">
+        {error && <ErrorPanel message={error} />}
+        <div
+          className="relative h-[calc(100vh-13rem)] min-h-96 overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm"
+          data-testid="capsule-graph"
+          data-graph-ready={ready ? 'true' : undefined}
+          data-layout-engine={layout?.engine}
+          data-layout-ms={layout ? Math.round(layout.ms) : undefined}
+        >
+          {caps && caps.length === 0 ? (
+            <EmptyState title="No capsules yet" className="m-6">
+              A finished task compacts into a capsule of at most 10 lines: <Code>heimdall-capsule write w1 --what "..." --where F12</Code>
+            </EmptyState>
+          ) : mounted && caps ? (
+            <ReactFlow<CapsuleFlowNode, Edge>
+              nodes={nodes}
+              edges={edges}
+              nodeTypes={nodeTypes}
+              onInit={onInit}
+              onNodeClick={(_, n) => setSelected(n.id)}
+              onSelectionChange={({ nodes: sn }) => {
+                const first = sn[0];
+                if (first && first.id !== selected) setSelected(first.id);
+              }}
+              onPaneClick={() => setSelected(undefined)}
+              nodesDraggable={false}
+              nodesConnectable={false}
+              edgesFocusable={false}
+              onlyRenderVisibleElements
+              fitView
+              fitViewOptions={fitTargets ? { nodes: fitTargets, maxZoom: 1 } : { maxZoom: 1.2 }}
+              minZoom={0.05}
+              maxZoom={2}
+              proOptions={{ hideAttribution: true }}
+              aria-label="Capsule dependency graph"
+            >
+              <Background gap={20} color="#e2e8f0" />
+              <Controls showInteractive={false} />
+              {caps.length > 30 && <MiniMap pannable zoomable nodeColor={(n) => ((n.data as CapsuleData).mark === 'selected' ? '#6366f1' : (n.data as CapsuleData).mark === 'closure' ? '#f59e0b' : '#cbd5e1')} />}
+            </ReactFlow>
+          ) : (
+            <p className="p-6 text-sm text-slate-500">Laying out {fmtInt(caps?.length ?? 0)} capsules…</p>
+          )}
+        </div>
+      </div>
+      <aside aria-label="Selected capsule" className="space-y-3">
+        <div className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+          <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+            Capsule
+            <Select value={selected ?? ''} onChange={(e) => setSelected(e.target.value || undefined)} data-testid="capsule-picker">
+              <option value="">Select a capsule ({fmtInt(caps?.length ?? 0)})</option>
+              {(caps ?? []).map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.id}
+                </option>
+              ))}
+            </Select>
+          </label>
+          <p className="mt-3 flex flex-wrap gap-2 text-[11px] text-slate-500">
+            <Badge tone="indigo">selected</Badge>
+            <Badge tone="amber">in its hydration closure</Badge>
+            <span>Arrows point from a dependency to the capsule that needs it.</span>
+          </p>
+        </div>
+        {sel ? (
+          <div className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid="capsule-detail">
+            <h2 className="font-mono text-sm font-semibold text-slate-900">{sel.id}</h2>
+            {isError(sel) ? (
+              <ErrorPanel className="mt-3" title="This capsule file cannot be read" message={sel.error} />
+            ) : (
+              <pre className="mt-3 max-h-72 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-50 p-3 font-mono text-[12px] leading-relaxed text-slate-800" data-testid="capsule-text">
+                {sel.text}
+              </pre>
+            )}
+            <div className="mt-4">
+              <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Hydration closure</h3>
+              {closure.error ? (
+                <ErrorPanel className="mt-2" title="The closure cannot be computed" message={closure.error.message} />
+              ) : closure.data ? (
+                <>
+                  <p className="mt-1 text-xs text-slate-500">
+                    {closure.data.length} capsule{closure.data.length === 1 ? '' : 's'}, dependencies first: what <Code>heimdall-capsule hydrate {sel.id}</Code> emits.
+                  </p>
+                  <ol className="mt-2 flex flex-wrap items-center gap-1 font-mono text-[12px]" data-testid="closure-order">
+                    {closure.data.map((id, i) => (
+                      <li key={id} className="flex items-center gap-1">
+                        {i > 0 && <span aria-hidden className="text-slate-400">→</span>}
+                        <button type="button" onClick={() => setSelected(id)} className={cx('rounded px-1.5 py-0.5', id === sel.id ? 'bg-indigo-100 text-indigo-800' : 'bg-amber-100 text-amber-900 hover:bg-amber-200')}>
+                          {id}
+                        </button>
+                      </li>
+                    ))}
+                  </ol>
+                </>
+              ) : (
+                <p className="mt-1 text-xs text-slate-500">Computing…</p>
+              )}
+            </div>
+          </div>
+        ) : (
+          <p className="rounded-lg border border-dashed border-slate-300 bg-white p-4 text-sm text-slate-500">Select a capsule to read it and see which capsules hydrating it brings in.</p>
+        )}
+      </aside>
+    </div>
+  );
+}

@@ -1,0 +1,145 @@
+/**
+ * Automatic layout of the capsule dependency graph, left to right: a capsule's dependencies sit in
+ * the columns to its left, so hydration order reads left to right.
+ *
+ * Two engines, chosen by size. Dagre (crossing reduction plus spline edge routing) gives the nicest
+ * picture but its cost grows steeply: measured on this machine with wave-shaped graphs (each capsule
+ * depends on one or two capsules of the previous waves), 100 capsules take about 0.25 s, 300 about
+ * 0.8 s, 500 about 2.5 s, and 2,000 did not finish in ten minutes. Above DAGRE_MAX_NODES the page
+ * uses a layered layout of its own that is linear in the graph size plus a few sorting sweeps: rank
+ * by longest dependency path, then order each column by the barycentre of its neighbours, sweeping
+ * right and left a few times. It lays out 2,000 capsules in tens of milliseconds.
+ */
+import dagre from '@dagrejs/dagre';
+
+export const NODE_W = 176;
+export const NODE_H = 44;
+export const DAGRE_MAX_NODES = 150;
+
+export interface LayoutInput {
+  ids: string[];
+  /** [dependency, dependent] pairs; both ends must be in `ids`. */
+  edges: [string, string][];
+}
+
+export interface Positioned {
+  x: number;
+  y: number;
+}
+
+export interface LayoutResult {
+  positions: Map<string, Positioned>;
+  engine: 'dagre' | 'layered';
+  ms: number;
+}
+
+export function layoutGraph(input: LayoutInput): LayoutResult {
+  const t = typeof performance !== 'undefined' ? performance.now() : Date.now();
+  const small = input.ids.length <= DAGRE_MAX_NODES;
+  const positions = small ? dagreLayout(input) : layeredLayout(input);
+  const ms = (typeof performance !== 'undefined' ? performance.now() : Date.now()) - t;
+  return { positions, engine: small ? 'dagre' : 'layered', ms };
+}
+
+function dagreLayout({ ids, edges }: LayoutInput): Map<string, Positioned> {
+  const g = new dagre.graphlib.Graph();
+  g.setGraph({ rankdir: 'LR', nodesep: 18, ranksep: 70, marginx: 10, marginy: 10 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const id of ids) g.setNode(id, { width: NODE_W, height: NODE_H });
+  for (const [from, to] of edges) g.setEdge(from, to);
+  dagre.layout(g);
+  const out = new Map<string, Positioned>();
+  for (const id of ids) {
+    const n = g.node(id) as { x: number; y: number };
+    // dagre gives centres; React Flow wants top-left corners.
+    out.set(id, { x: n.x - NODE_W / 2, y: n.y - NODE_H / 2 });
+  }
+  return out;
+}
+
+const COL_GAP = 80;
+const ROW_GAP = 14;
+const SWEEPS = 4;
+
+function layeredLayout({ ids, edges }: LayoutInput): Map<string, Positioned> {
+  const deps = new Map<string, string[]>();
+  const dependents = new Map<string, string[]>();
+  for (const id of ids) {
+    deps.set(id, []);
+    dependents.set(id, []);
+  }
+  for (const [from, to] of edges) {
+    deps.get(to)?.push(from);
+    dependents.get(from)?.push(to);
+  }
+
+  // Rank: longest dependency path. Iterative DFS; an edge back onto the current path (a cycle in a
+  // hand-edited tree) is ignored rather than looping.
+  const rank = new Map<string, number>();
+  const onPath = new Set<string>();
+  for (const root of ids) {
+    if (rank.has(root)) continue;
+    const stack: [string, number][] = [[root, 0]];
+    onPath.add(root);
+    while (stack.length) {
+      const top = stack[stack.length - 1] as [string, number];
+      const [id, i] = top;
+      const ds = deps.get(id) as string[];
+      if (i < ds.length) {
+        top[1] = i + 1;
+        const d = ds[i] as string;
+        if (!rank.has(d) && !onPath.has(d)) {
+          onPath.add(d);
+          stack.push([d, 0]);
+        }
+        continue;
+      }
+      let r = 0;
+      for (const d of ds) {
+        const dr = rank.get(d);
+        if (dr !== undefined) r = Math.max(r, dr + 1);
+      }
+      rank.set(id, r);
+      onPath.delete(id);
+      stack.pop();
+    }
+  }
+
+  const columns: string[][] = [];
+  for (const id of ids) {
+    const r = rank.get(id) ?? 0;
+    (columns[r] ??= []).push(id);
+  }
+  for (let r = 0; r < columns.length; r++) columns[r] ??= [];
+
+  // Order: barycentre sweeps against the neighbours' current positions.
+  const pos = new Map<string, number>();
+  const place = (col: string[]) => col.forEach((id, i) => pos.set(id, col.length > 1 ? i / (col.length - 1) : 0.5));
+  for (const col of columns) place(col);
+  const bary = (id: string, nbrs: Map<string, string[]>): number => {
+    const ns = nbrs.get(id) as string[];
+    if (ns.length === 0) return pos.get(id) as number;
+    let s = 0;
+    for (const n of ns) s += pos.get(n) as number;
+    return s / ns.length;
+  };
+  for (let sweep = 0; sweep < SWEEPS; sweep++) {
+    const rightward = sweep % 2 === 0;
+    const order = rightward ? columns.map((_, i) => i) : columns.map((_, i) => columns.length - 1 - i);
+    for (const r of order) {
+      const col = columns[r] as string[];
+      const key = new Map(col.map((id) => [id, bary(id, rightward ? deps : dependents)]));
+      col.sort((a, b) => (key.get(a) as number) - (key.get(b) as number) || a.localeCompare(b));
+      place(col);
+    }
+  }
+
+  const tallest = Math.max(1, ...columns.map((c) => c.length));
+  const height = tallest * (NODE_H + ROW_GAP);
+  const out = new Map<string, Positioned>();
+  columns.forEach((col, r) => {
+    const top = (height - col.length * (NODE_H + ROW_GAP)) / 2;
+    col.forEach((id, i) => out.set(id, { x: r * (NODE_W + COL_GAP), y: top + i * (NODE_H + ROW_GAP) }));
+  });
+  return out;
+}
