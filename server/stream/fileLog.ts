@@ -100,7 +100,11 @@ export class FileWireLog implements WireLog {
    * one fsync), so concurrent producers in a process get batching without asking for it.
    */
   append(topic: string, wire: WireDraft): Promise<Appended> {
-    checkTopic(topic);
+    try {
+      checkTopic(topic);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return new Promise<Appended>((resolve, reject) => {
       let q = this.queues.get(topic);
       if (!q) {

@@ -10,6 +10,7 @@ import { type WireLimits, wireLimits } from './envelope.js';
 import type { LogProblem, Subscription, WireLog } from './log.js';
 import { Projector, REDUCER_VERSION } from './projector.js';
 import type { ReadModelStore } from './store.js';
+import type { LogRecord } from './types.js';
 
 export interface ListenerOptions {
   /** Records per read and per transaction (default 1000, or HEIMDALL_WIRE_BATCH). */
@@ -27,6 +28,33 @@ export interface CatchUpResult {
   problems: LogProblem[];
   /** Set when the stored read model had another reducer_version and was rebuilt. */
   rebuilt?: { from: number[]; to: number };
+}
+
+interface Head {
+  rec: LogRecord;
+  key: [number, number];
+}
+
+interface Cursor {
+  topic: string;
+  buf: Head[];
+  pos: number;
+  next: number;
+  done: boolean;
+}
+
+/** Consensus time as [epoch ms, the nanoseconds below the millisecond] (JetStream stamps carry ns). */
+export function orderKey(iso: string): [number, number] {
+  const ms = Date.parse(iso);
+  const frac = /\.(\d+)Z$/.exec(iso)?.[1] ?? '';
+  return [Number.isFinite(ms) ? ms : 0, Number(frac.padEnd(9, '0').slice(3, 9))];
+}
+
+function before(a: Head, ta: string, b: Head, tb: string): boolean {
+  if (a.key[0] !== b.key[0]) return a.key[0] < b.key[0];
+  if (a.key[1] !== b.key[1]) return a.key[1] < b.key[1];
+  if (ta !== tb) return ta < tb;
+  return a.rec.sequence_number < b.rec.sequence_number;
 }
 
 function batchSizeFrom(ctx: Ctx, explicit?: number): number {
@@ -71,33 +99,62 @@ export class WireListener {
     this.projector = undefined;
   }
 
-  /** Process everything the log holds beyond the stored offsets, one transaction per batch. */
+  /**
+   * Process everything the log holds beyond the stored offsets, one transaction per batch. Topics
+   * are merged by consensus timestamp (then topic name, then sequence number), so events on
+   * different topics are reduced in the order they were stamped, on a replay as on the first run.
+   */
   async catchUp(): Promise<CatchUpResult> {
     this.projector ??= await this.open();
     const p = this.projector;
     const result: CatchUpResult = { processed: 0, byTopic: {}, problems: [] };
     try {
-      for (const topic of await this.log.topics()) {
-        for (;;) {
-          const from = p.offset(topic) + 1;
-          const r = await this.log.read(topic, from, { limit: this.batchSize });
-          for (const prob of r.problems) {
-            result.problems.push(prob);
-            this.opts.onProblem?.(prob);
-          }
-          const n = p.apply(r.records);
-          if (r.next - 1 > p.offset(topic)) p.skipTo(topic, r.next - 1);
-          const moved = p.offset(topic) >= from;
-          if (moved) {
-            await this.store.commit(p.takeBatch());
-            const t = (result.byTopic[topic] ??= { from, to: from - 1, events: 0 });
-            t.to = p.offset(topic);
-            t.events += n;
-            result.processed += n;
-          }
-          if (!moved) break;
+      const cursors: Cursor[] = (await this.log.topics()).map((topic) => ({ topic, buf: [], pos: 0, next: p.offset(topic) + 1, done: false }));
+      const refill = async (c: Cursor): Promise<void> => {
+        const r = await this.log.read(c.topic, c.next, { limit: this.batchSize });
+        for (const prob of r.problems) {
+          result.problems.push(prob);
+          this.opts.onProblem?.(prob);
         }
+        c.buf = r.records.map((rec) => ({ rec, key: orderKey(rec.consensus_timestamp) }));
+        c.pos = 0;
+        if (r.records.length === 0) {
+          c.done = true;
+          // Past lines the log could not decode at all (their numbers are unknown but used up).
+          if (r.next - 1 > p.offset(c.topic)) p.skipTo(c.topic, r.next - 1);
+        }
+        c.next = r.next;
+      };
+      await Promise.all(cursors.map(refill));
+      let inBatch = 0;
+      const commit = async () => {
+        const batch = p.takeBatch();
+        if (batch.events.length === 0 && batch.offsets.length === 0) return;
+        await this.store.commit(batch);
+        inBatch = 0;
+      };
+      for (;;) {
+        let best: Cursor | undefined;
+        for (const c of cursors) {
+          if (c.pos >= c.buf.length) {
+            if (c.done) continue;
+            await refill(c);
+            if (c.pos >= c.buf.length) continue;
+          }
+          if (!best || before(c.buf[c.pos] as Head, c.topic, best.buf[best.pos] as Head, best.topic)) best = c;
+        }
+        if (!best) break;
+        const { rec } = best.buf[best.pos++] as Head;
+        if (p.apply([rec]) > 0) {
+          const t = (result.byTopic[rec.topic] ??= { from: rec.sequence_number, to: rec.sequence_number, events: 0 });
+          t.to = rec.sequence_number;
+          t.events++;
+          result.processed++;
+          inBatch++;
+        }
+        if (inBatch >= this.batchSize) await commit();
       }
+      await commit();
     } catch (e) {
       this.reset();
       throw e;

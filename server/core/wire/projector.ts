@@ -81,6 +81,27 @@ export class Projector {
     return p;
   }
 
+  /** Read access for views and tests. */
+  task(streamId: string): TaskRun | undefined {
+    return this.tasks.get(streamId);
+  }
+
+  agent(agentId: string): AgentRun | undefined {
+    return this.agents.get(agentId);
+  }
+
+  stream(streamId: string): StreamDoc | undefined {
+    return this.streams.get(streamId);
+  }
+
+  allTasks(): TaskRun[] {
+    return [...this.tasks.values()];
+  }
+
+  allAgents(): AgentRun[] {
+    return [...this.agents.values()];
+  }
+
   /** The last sequence number applied for a topic (0 when none). */
   offset(topic: string): number {
     return this.offsets.get(topic) ?? 0;

@@ -1,0 +1,80 @@
+/**
+ * A producer process for the multi-process tests and the benchmark:
+ *   node --import tsx server/stream/testing/append-worker.ts '<json options>'
+ * It builds its context and log through the composition root (so the environment picks the file
+ * log or JetStream), waits for the shared start time, appends, and prints one JSON line per append
+ * (mode "race") or one summary line (mode "load").
+ */
+import { createRuntime, openWireLog } from '../../runtime.js';
+import { emitWire, emitWires } from '../../core/wire/producer.js';
+import type { WireLog } from '../../core/wire/log.js';
+import type { WireDraft } from '../../core/wire/types.js';
+
+interface Options {
+  mode: 'race' | 'load';
+  env: Record<string, string>;
+  topic: string;
+  /** Epoch ms at which every worker starts appending. */
+  startAt: number;
+  agent: string;
+  task?: string;
+  /** load: how many events, in batches of `batch` (1 = one append call per event). */
+  count?: number;
+  batch?: number;
+  /** load: how many distinct wire streams the events spread over. */
+  streams?: number;
+  /** load: use the adapter directly (no validation, no protocol.log line), as the benchmark does. */
+  raw?: boolean;
+}
+
+const opts = JSON.parse(process.argv[2] ?? '{}') as Options;
+const { ctx } = createRuntime({ ...process.env, ...opts.env });
+const log: WireLog = await openWireLog(ctx);
+const wait = opts.startAt - Date.now();
+if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+
+if (opts.mode === 'race') {
+  const a = await emitWire(
+    ctx,
+    log,
+    {
+      wire: '1.1',
+      stream_id: `task:${opts.task}:attempt:1`,
+      type: 'task.claimed',
+      sender: `agent:${opts.agent}`,
+      payload: { task_id: opts.task, agent: opts.agent, role: 'developer', lease_expires_at: new Date(Date.now() + 30 * 60_000).toISOString() },
+    },
+    { topic: opts.topic },
+  );
+  process.stdout.write(`${JSON.stringify({ agent: opts.agent, sequence_number: a.sequence_number, stream_seq: a.wire.stream_seq })}\n`);
+} else {
+  const count = opts.count ?? 1000;
+  const batch = Math.max(1, opts.batch ?? 1);
+  const streams = Math.max(1, opts.streams ?? 10);
+  const started = performance.now();
+  let n = 0;
+  while (n < count) {
+    const size = Math.min(batch, count - n);
+    const drafts: WireDraft[] = [];
+    for (let i = 0; i < size; i++, n++) {
+      const k = n % streams;
+      drafts.push({
+        wire: '1.1',
+        wire_id: `${opts.agent}-${n}`,
+        stream_id: `agent:${opts.agent}-${k}`,
+        type: 'agent.heartbeat',
+        sender: `agent:${opts.agent}-${k}`,
+        ts: new Date().toISOString(),
+        payload: { status: 'working' },
+      } as WireDraft);
+    }
+    if (opts.raw) {
+      if (drafts.length === 1) await log.append(opts.topic, drafts[0] as WireDraft);
+      else await log.appendBatch(opts.topic, drafts);
+    } else if (drafts.length === 1) await emitWire(ctx, log, drafts[0], { topic: opts.topic });
+    else await emitWires(ctx, log, drafts, { topic: opts.topic });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  process.stdout.write(`${JSON.stringify({ agent: opts.agent, events: n, seconds })}\n`);
+}
+await log.close();
