@@ -16,3 +16,9 @@ function step(label, cmd, args, env = {}) {
 
 // --- steps (one block each; add yours below)
 void step;
+
+// --- wire stream read model (issue 4): generate both Prisma clients (SQLite, PostgreSQL) into
+// generated/prisma/, bundle them for the built CLI, and refresh prisma/ddl/*.sql (the tables
+// `prisma db push` creates; every test database is created from it by server/db/prisma.ts, and
+// server/db/readModel.test.ts checks it against a real `prisma db push`).
+step('wire read model: prisma generate + DDL', process.execPath, ['prisma/generate.mjs']);
