@@ -43,7 +43,8 @@ export async function openWireLog(ctx: Ctx): Promise<import('./core/wire/log.js'
     return JetStreamWireLog.connect(url, { prefix: ctx.env.HEIMDALL_STREAM_PREFIX?.trim() || undefined });
   }
   const { FileWireLog } = await import('./stream/fileLog.js');
-  return new FileWireLog(ctx.paths.wireDir, { fsync: ctx.env.HEIMDALL_WIRE_FSYNC !== '0' });
+  // The file log stamps consensus time with the context's clock (HEIMDALL_NOW freezes it in tests).
+  return new FileWireLog(ctx.paths.wireDir, { fsync: ctx.env.HEIMDALL_WIRE_FSYNC !== '0', now: () => ctx.clock.now() });
 }
 
 /** The wire read model: PostgreSQL when DATABASE_URL is a postgres URL, else SQLite at .planning/wire/read-model.db. */

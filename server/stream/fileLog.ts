@@ -179,16 +179,26 @@ export class FileWireLog implements WireLog {
       this.caches.set(topic, c);
     }
     if (st.size > c.size) {
-      const end = this.scan(fd, c.size, st.size, (p) => {
-        if (p.seq > c.lastSeq) c.lastSeq = p.seq;
-        const ms = Date.parse(p.ts);
-        if (ms > c.lastTsMs) c.lastTsMs = ms;
-        const w = p.wire as { stream_id?: unknown; stream_seq?: unknown };
-        if (w && typeof w.stream_id === 'string' && Number.isSafeInteger(w.stream_seq)) {
-          const prev = c.streamSeqs.get(w.stream_id) ?? 0;
-          if ((w.stream_seq as number) > prev) c.streamSeqs.set(w.stream_id, w.stream_seq as number);
-        }
-      });
+      const end = this.scan(
+        fd,
+        c.size,
+        st.size,
+        (p) => {
+          if (p.seq > c.lastSeq) c.lastSeq = p.seq;
+          const ms = Date.parse(p.ts);
+          if (ms > c.lastTsMs) c.lastTsMs = ms;
+          const w = p.wire as { stream_id?: unknown; stream_seq?: unknown };
+          if (w && typeof w.stream_id === 'string' && Number.isSafeInteger(w.stream_seq)) {
+            const prev = c.streamSeqs.get(w.stream_id) ?? 0;
+            if ((w.stream_seq as number) > prev) c.streamSeqs.set(w.stream_id, w.stream_seq as number);
+          }
+        },
+        (_why, text) => {
+          // A damaged line used up a number (a listener may already have read it): never hand it out again.
+          const hinted = /^\{"seq":(\d+)[,}]/.exec(text);
+          c.lastSeq = Math.max(c.lastSeq, hinted ? Number(hinted[1]) : c.lastSeq + 1);
+        },
+      );
       if (end < st.size) {
         // A writer died mid-line: keep its bytes for inspection, then cut them off.
         const torn = Buffer.alloc(st.size - end);
