@@ -72,10 +72,12 @@ export default async function ({ root }: { root: string }): Promise<string> {
     const list = await client.listTools();
     const full = JSON.stringify(list);
     const total = o200kTokenizer.count(full);
+    const ledgerNames = ['read_claims', 'make_claim', 'release_claim', 'read_capsules', 'append_decision', 'raise_conflict_pr'];
+    const six = o200kTokenizer.count(JSON.stringify({ tools: list.tools.filter((t) => ledgerNames.includes(t.name)) }));
     lines.push(
-      `### tools/list: ${total} tokens for ${list.tools.length} tools (target <= 1,500)`,
+      `### tools/list: ${six} tokens for the six team-ledger tools (target <= 1,500); ${total} tokens for all ${list.tools.length} tools the server serves`,
       '',
-      `The complete tools/list result as the server sends it (${full.length} characters, names, descriptions, input and output schemas), counted with ${o200kTokenizer.name}. An MCP host puts this into every agent session.`,
+      `The tools/list result as the server sends it (${full.length} characters for all tools: names, descriptions, input and output schemas), counted with ${o200kTokenizer.name}; the first figure is the same result restricted to the six tools of the team-ledger spec, the second includes the check-in and handshake tools that join the same server. An MCP host puts this into every agent session.`,
       '',
       '| tool | tokens | description |',
       '|---|---:|---|',

@@ -31,7 +31,7 @@ import type { Ctx } from '../core/context.js';
 import { HeimdallError } from '../core/errors.js';
 import { spawnAndRegister } from '../core/identity/index.js';
 import { toolErrorResult } from './errors.js';
-import { LEDGER_TOOLS } from './tools/index.js';
+import { ALL_TOOLS } from './tools/index.js';
 import type { ToolDef } from './tools/types.js';
 import { type ArgsCheck, compileArgsCheck, signature } from './validate.js';
 
@@ -134,7 +134,7 @@ export interface LedgerServer {
 export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
   const { ctx } = opts;
   const log = opts.log ?? (() => {});
-  const tools = opts.tools ?? LEDGER_TOOLS;
+  const tools = opts.tools ?? ALL_TOOLS;
   const registry = new Map<string, Registered>();
   for (const tool of tools) {
     if (registry.has(tool.name)) throw new Error(`two tools are named ${tool.name}; tool names must be unique`);

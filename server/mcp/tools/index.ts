@@ -10,12 +10,14 @@ import { a2aTools } from './a2a.js';
 import { herdTools } from './herd.js';
 import type { ToolDef } from './types.js';
 
-export const LEDGER_TOOLS: ToolDef[] = [
-  ...claimTools,
-  ...capsuleTools,
-  ...decisionTools,
-  // --- other concepts register below this line (one line each)
-  ...herdTools, ...a2aTools,
+/** The six team-ledger tools of heimdall-team-spec §T-4 (their shape is the public 1.0.0 contract). */
+export const LEDGER_TOOLS: ToolDef[] = [...claimTools, ...capsuleTools, ...decisionTools];
+
+/** Everything the server serves: the ledger tools, then other concepts (one line each). */
+export const ALL_TOOLS: ToolDef[] = [
+  ...LEDGER_TOOLS,
+  ...herdTools,
+  ...a2aTools,
 ];
 
 export { defineTool, type ToolDef, type ToolContext, type JsonSchema, type ObjectSchema } from './types.js';
