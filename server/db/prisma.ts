@@ -83,6 +83,15 @@ function readDdl(kind: ReadModelKind): { statements: string[]; hash: string } {
   return { statements, hash: createHash('sha256').update(text).digest('hex').slice(0, 16) };
 }
 
+/** Prisma's messages start with a blank line and the call site; keep the part a person needs. */
+export function errorText(e: unknown): string {
+  const lines = String((e as Error)?.message ?? e)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('Invalid `'));
+  return lines.join(' ');
+}
+
 function quoteIdent(s: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(s)) throw new HeimdallError('usage', `PostgreSQL schema ${JSON.stringify(s)} must be a plain identifier (letters, digits, _)`);
   return `"${s}"`;
@@ -124,7 +133,7 @@ async function openSqlite(url: string | undefined, wireDir: string): Promise<Rea
     await prisma.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
   } catch (e) {
     await prisma.$disconnect();
-    throw new HeimdallError('environment', `cannot open the read model ${file}: ${(e as Error).message}`);
+    throw new HeimdallError('environment', `cannot open the read model ${file}: ${errorText(e)}`);
   }
   return { kind: 'sqlite', prisma, location: file, close: () => prisma.$disconnect() };
 }
@@ -142,7 +151,7 @@ async function openPostgres(url: string): Promise<ReadModelDb> {
     await prisma.$executeRawUnsafe(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
   } catch (e) {
     await prisma.$disconnect();
-    throw new HeimdallError('environment', `cannot reach PostgreSQL at ${u.host}${u.pathname} (DATABASE_URL): ${(e as Error).message}`);
+    throw new HeimdallError('environment', `cannot reach PostgreSQL at ${u.host}${u.pathname} (DATABASE_URL): ${errorText(e)}`);
   }
   return { kind: 'postgres', prisma, location: `${u.host}${u.pathname} schema ${schema}`, schema, close: () => prisma.$disconnect() };
 }
@@ -151,7 +160,7 @@ async function tableNames(db: ReadModelDb): Promise<string[]> {
   const rows =
     db.kind === 'sqlite'
       ? await db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM sqlite_master WHERE type = 'table'`)
-      : await db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1`, db.schema);
+      : await db.prisma.$queryRawUnsafe<{ name: string }[]>(`SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = $1`, db.schema);
   return rows.map((r) => r.name);
 }
 
@@ -179,7 +188,7 @@ export async function ensureSchema(db: ReadModelDb): Promise<void> {
       return;
     } catch (e) {
       // Another process created the tables at the same moment: look again.
-      if (attempt >= 3) throw new HeimdallError('environment', `cannot create the read model tables in ${db.location}: ${(e as Error).message}`);
+      if (attempt >= 3) throw new HeimdallError('environment', `cannot create the read model tables in ${db.location}: ${errorText(e)}`);
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 400));
     }
   }
