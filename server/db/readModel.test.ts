@@ -121,6 +121,29 @@ describe('listener and replay', () => {
     expect(fs.readFileSync(ctx.paths.protocolLog, 'utf8')).toMatch(/\twire\treplay\tread model dropped and rebuilt: processed 1200 events/);
   });
 
+  it('the continuous listener follows appends as they happen and stops on abort', async () => {
+    const log = new FileWireLog(ctx.paths.wireDir, { fsync: false, pollMs: 50 });
+    const s = await store();
+    const ac = new AbortController();
+    const rounds: number[] = [];
+    const running = new WireListener(ctx, log, s).run(ac.signal, { pollMs: 200, onRound: (r) => rounds.push(r.processed) });
+    const wires = scenario(600);
+    for (let i = 0; i < wires.length; i += 50) {
+      await log.appendBatch(i < 300 ? 'main' : 'roles.developer', wires.slice(i, i + 50));
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    const total = async () => (await s.offsets()).reduce((n, o) => n + o.last_sequence_number, 0);
+    for (let i = 0; i < 400 && (await total()) < 600; i++) await new Promise((r) => setTimeout(r, 25));
+    ac.abort();
+    await running;
+    expect(await total()).toBe(600);
+    expect(rounds.reduce((a, b) => a + b, 0)).toBe(600);
+    expect(rounds.length).toBeGreaterThan(1);
+    const fresh = await store('fresh.db');
+    await listenOnce(ctx, log, fresh);
+    expect(await dumpReadModel(fresh.db)).toEqual(await dumpReadModel(s.db));
+  });
+
   it('a changed reducer_version triggers the rebuild', async () => {
     const log = fileLog();
     await log.appendBatch('main', scenario(300));

@@ -21,7 +21,6 @@ interface Table<R> {
   name: string;
   key: string;
   columns: [keyof R & string, Kind][];
-  /** Columns left out of upserts and comparisons (wall-clock bookkeeping). */
 }
 
 const WIRE_EVENTS: Table<Record<string, unknown>> = {
@@ -44,7 +43,6 @@ const WIRE_EVENTS: Table<Record<string, unknown>> = {
     ['payload', 'json'],
     ['disposition', 'text'],
     ['reason', 'text'],
-    ['received_at', 'time'],
   ],
 };
 
@@ -196,7 +194,8 @@ export class PrismaReadModelStore implements ReadModelStore {
             throw new HeimdallError('conflict', `topic ${o.topic}: the stored offset is ${current}, this listener computed from ${o.from}; another listener is running on ${this.location}`);
           }
         }
-        await this.write(tx, WIRE_EVENTS, batch.events.map((e) => ({ ...e, received_at: now }) as unknown as Record<string, unknown>), false);
+        // received_at is left to the column default (the database's clock).
+        await this.write(tx, WIRE_EVENTS, batch.events as unknown as Record<string, unknown>[], false);
         await this.write(tx, STREAM_STATE, batch.streams as unknown as Record<string, unknown>[], true);
         await this.write(tx, TASK_RUN_STATE, batch.tasks as unknown as Record<string, unknown>[], true);
         await this.write(tx, AGENT_RUNTIME_STATE, batch.agents as unknown as Record<string, unknown>[], true);

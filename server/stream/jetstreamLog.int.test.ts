@@ -111,6 +111,30 @@ describe('JetStream log', () => {
     for (const seqs of byStream.values()) expect(seqs).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
   });
 
+  it('two connections appending batches to the same streams at once: refused chains are retried, nothing is numbered twice', async () => {
+    const other = await requireJetStream(prefix);
+    try {
+      const batches = (who: string) => Array.from({ length: 10 }, (_, b) => Array.from({ length: 8 }, (_, i) => draft(`agent:x${i % 3}`, b * 8 + i, { wire_id: `${who}-${b}-${i}` })));
+      const [mine, theirs] = [batches('me'), batches('them')];
+      await Promise.all([(async () => { for (const b of mine) await log.appendBatch('chain', b); })(), (async () => { for (const b of theirs) await other.appendBatch('chain', b); })()]);
+    } finally {
+      await other.close();
+    }
+    const recs = await readAll('chain');
+    expect(recs).toHaveLength(160);
+    const byStream = new Map<string, number[]>();
+    for (const r of recs) {
+      const w = r.body as { stream_id: string; stream_seq: number };
+      byStream.set(w.stream_id, [...(byStream.get(w.stream_id) ?? []), w.stream_seq]);
+    }
+    for (const seqs of byStream.values()) expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+    // Each batch landed in order (a chain is stored as a contiguous prefix, the rest retried after).
+    for (const who of ['me', 'them']) {
+      const ids = recs.map((r) => (r.body as { wire_id: string }).wire_id).filter((id) => id.startsWith(`${who}-`));
+      expect(ids).toEqual([...ids].sort((a, b) => { const [, ab, ai] = a.split('-').map(Number); const [, bb, bi] = b.split('-').map(Number); return (ab as number) - (bb as number) || (ai as number) - (bi as number); }));
+    }
+  });
+
   it('15 processes race to claim one task: the lowest JetStream sequence wins, 14 are recorded lost', async () => {
     const env = { HEIMDALL_STREAM_URL: NATS_URL, HEIMDALL_STREAM_PREFIX: prefix, HEIMDALL_PLANNING_DIR: planning };
     await log.append('roles.developer', { wire: '1.1', wire_id: 'avail', stream_id: 'task:R:attempt:1', type: 'task.available', sender: 'system', ts: '2026-05-01T16:00:00Z', payload: { task_id: 'R', role: 'developer' } } as WireDraft);

@@ -6,6 +6,7 @@
  * publishes with "expected last subject sequence"; a concurrent producer that got there first makes
  * the server refuse the publish, and the producer retries with the new last message.
  */
+import { randomUUID } from 'node:crypto';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { HeimdallError } from '../core/errors.js';
@@ -21,6 +22,7 @@ export interface JetStreamLogOptions {
 
 const PREFIX_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 const WRONG_LAST_SEQUENCE = 10071;
+const WRONG_LAST_MSG_ID = 10070;
 
 /** Nanoseconds since the epoch from JetStream's RFC 3339 timestamp (up to 9 fraction digits). */
 export function nsFromIso(iso: string): bigint {
@@ -50,7 +52,8 @@ function decode(data: Uint8Array): { body: unknown; decode_error?: string } {
 
 function isWrongLast(e: unknown): boolean {
   const err = e as { code?: unknown; api_error?: { err_code?: number }; message?: string };
-  return err?.code === WRONG_LAST_SEQUENCE || err?.api_error?.err_code === WRONG_LAST_SEQUENCE || /wrong last sequence/i.test(err?.message ?? '');
+  const code = err?.code ?? err?.api_error?.err_code;
+  return code === WRONG_LAST_SEQUENCE || code === WRONG_LAST_MSG_ID || /wrong last (sequence|msg id)/i.test(err?.message ?? '');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,6 +71,8 @@ export class JetStreamWireLog implements WireLog {
   readonly prefix: string;
   private readonly ensured = new Map<string, Promise<void>>();
   private readonly lastBySubject = new Map<string, SubjectState>();
+  /** Per topic: the stream sequence of this process's last acknowledged publish. */
+  private readonly lastAck = new Map<string, number>();
   private readonly readers = new Map<string, { consumer: Consumer; next: number }>();
 
   private constructor(
@@ -165,31 +170,20 @@ export class JetStreamWireLog implements WireLog {
   }
 
   /**
-   * Append in order. Consecutive wires on different wire streams form a run: their expected last
-   * subject sequences are looked up together, then they are published back to back on the one
-   * connection (which keeps their order) and acknowledged together. A wire on a stream already in
-   * the run starts the next run, because its stream_seq check needs the previous acknowledgement.
-   * A publish refused because another producer got there first is retried on its own.
+   * Append in order. One wire goes through `publishOne` (checked against its own subject, so
+   * producers on different wire streams never conflict). Several wires are published back to back
+   * without waiting for each acknowledgement, as one chain: the first expects the topic's last
+   * sequence number as read just before, each next one expects the previous one's message id. The
+   * server stores a prefix of the chain contiguously and refuses the rest as soon as another
+   * producer gets in between; the refused tail is retried. Contiguity is what makes the locally
+   * assigned stream_seqs safe.
    */
   async appendBatch(topic: string, wires: WireDraft[]): Promise<Appended[]> {
     checkTopic(topic);
     if (wires.length === 0) return [];
     await this.ensure(topic);
     const name = this.streamName(topic);
-    const published: { seq: number; wire: Wire }[] = [];
-    let run: WireDraft[] = [];
-    let inRun = new Set<string>();
-    const flush = async () => {
-      if (run.length) published.push(...(await this.publishRun(name, topic, run)));
-      run = [];
-      inRun = new Set();
-    };
-    for (const w of wires) {
-      if (inRun.has(w.stream_id)) await flush();
-      inRun.add(w.stream_id);
-      run.push(w);
-    }
-    await flush();
+    const published = wires.length === 1 ? [await this.publishOne(topic, wires[0] as WireDraft)] : await this.publishChain(name, topic, wires);
     const stamps = await Promise.all(
       published.map(async (p) => {
         const m = await this.jsm.streams.getMessage(name, { seq: p.seq });
@@ -200,31 +194,53 @@ export class JetStreamWireLog implements WireLog {
     return published.map((p, i) => ({ topic, sequence_number: p.seq, consensus_timestamp: stamps[i] as string, wire: p.wire }));
   }
 
-  private async publishRun(name: string, topic: string, run: WireDraft[]): Promise<{ seq: number; wire: Wire }[]> {
-    const subjects = run.map((w) => this.subjectFor(topic, w.stream_id));
-    const lasts = await Promise.all(run.map((w, i) => (w.stream_seq === undefined ? this.lastOf(name, subjects[i] as string) : undefined)));
-    // Issued synchronously one after the other: the connection sends them in this order.
-    const attempts = run.map((w, i) => {
-      const last = lasts[i];
-      const subject = subjects[i] as string;
-      const wire = (last ? { ...w, stream_seq: last.streamSeq + 1 } : w) as Wire;
-      const ack = this.js.publish(subject, JSON.stringify(wire), last ? { expect: { lastSubjectSequence: last.lastSeq } } : undefined);
-      return ack.then(
-        (a) => {
-          if (last) this.lastBySubject.set(subject, { lastSeq: a.seq, streamSeq: wire.stream_seq });
-          else this.lastBySubject.delete(subject);
-          return { seq: a.seq, wire } as { seq: number; wire: Wire } | undefined;
-        },
-        (e: unknown) => {
-          this.lastBySubject.delete(subject);
-          if (last && isWrongLast(e)) return undefined; // raced: retried below
-          throw new HeimdallError('environment', `JetStream refused the append to ${name}: ${(e as Error).message}`);
-        },
-      );
-    });
-    const results = await Promise.all(attempts);
+  private async publishChain(name: string, topic: string, wires: WireDraft[]): Promise<{ seq: number; wire: Wire }[]> {
     const out: { seq: number; wire: Wire }[] = [];
-    for (let i = 0; i < run.length; i++) out.push(results[i] ?? (await this.publishOne(topic, run[i] as WireDraft)));
+    let rest = wires;
+    for (let attempt = 0; rest.length > 0; attempt++) {
+      const base = (await this.jsm.streams.info(name)).state.last_seq;
+      // Subject states cached from our own acknowledgements hold only if nobody appended since.
+      if (this.lastAck.get(topic) !== base) for (const k of [...this.lastBySubject.keys()]) if (k.startsWith(`${this.prefix}.${topic}.`)) this.lastBySubject.delete(k);
+      const subjects = rest.map((w) => this.subjectFor(topic, w.stream_id));
+      const need = [...new Set(subjects.filter((_, i) => (rest[i] as WireDraft).stream_seq === undefined))];
+      const lasts = new Map(await Promise.all(need.map(async (sub) => [sub, await this.lastOf(name, sub)] as const)));
+      const local = new Map<string, SubjectState>();
+      const prepared = rest.map((w, i) => {
+        const sub = subjects[i] as string;
+        const last = local.get(sub)?.streamSeq ?? lasts.get(sub)?.streamSeq ?? 0;
+        const wire = (w.stream_seq === undefined ? { ...w, stream_seq: last + 1 } : w) as Wire;
+        local.set(sub, { lastSeq: 0, streamSeq: Math.max(last, wire.stream_seq) });
+        return wire;
+      });
+      const ids = prepared.map(() => randomUUID());
+      // Issued synchronously one after the other: the connection sends them in this order.
+      const results = await Promise.all(
+        prepared.map((w, i) =>
+          this.js
+            .publish(subjects[i] as string, JSON.stringify(w), { msgID: ids[i] as string, expect: i === 0 ? { lastSequence: base } : { lastMsgID: ids[i - 1] as string } })
+            .then(
+              (a) => ({ ok: true as const, seq: a.seq }),
+              (e: unknown) => ({ ok: false as const, error: e }),
+            ),
+        ),
+      );
+      let k = 0;
+      for (; k < results.length; k++) {
+        const r = results[k] as { ok: true; seq: number } | { ok: false; error: unknown };
+        if (!r.ok) break;
+        out.push({ seq: r.seq, wire: prepared[k] as Wire });
+        this.lastAck.set(topic, r.seq);
+        this.lastBySubject.set(subjects[k] as string, { lastSeq: r.seq, streamSeq: (local.get(subjects[k] as string) as SubjectState).streamSeq });
+      }
+      if (k === results.length) break;
+      // Only the first refusal is informative: the rest of the chain fails because it did.
+      const first = results[k] as { ok: false; error: unknown };
+      for (let j = k; j < subjects.length; j++) this.lastBySubject.delete(subjects[j] as string);
+      if (!isWrongLast(first.error)) throw new HeimdallError('environment', `JetStream refused the append to ${name}: ${(first.error as Error).message}`);
+      if (attempt >= 200) throw new HeimdallError('conflict', `gave up appending to ${name} after ${attempt} concurrent conflicts`);
+      rest = rest.slice(k);
+      await sleep(Math.random() * Math.min(50, 1 + attempt * 2));
+    }
     return out;
   }
 
@@ -300,6 +316,7 @@ export class JetStreamWireLog implements WireLog {
     for (const t of await this.topics()) await this.jsm.streams.delete(this.streamName(t));
     this.ensured.clear();
     this.lastBySubject.clear();
+    this.lastAck.clear();
     this.readers.clear();
   }
 

@@ -174,10 +174,16 @@ export class WireListener {
     const pollMs = opts.pollMs ?? 1000;
     const subs = new Map<string, Subscription>();
     let wake: (() => void) | undefined;
-    const nudge = () => wake?.();
+    // An append noticed while a round is running must not be lost: the next wait returns at once.
+    let nudged = false;
+    const nudge = () => {
+      nudged = true;
+      wake?.();
+    };
     signal.addEventListener('abort', nudge);
     try {
       while (!signal.aborted) {
+        nudged = false;
         const r = await this.catchUp();
         if (r.processed > 0 || r.problems.length > 0) {
           logAction(this.ctx, 'wire', 'listen', describeRound(r));
@@ -187,6 +193,7 @@ export class WireListener {
           if (!subs.has(topic)) subs.set(topic, this.log.subscribe(topic, (this.projector?.offset(topic) ?? 0) + 1, nudge));
         }
         if (signal.aborted) break;
+        if (nudged || r.processed > 0) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, pollMs);
           wake = () => {
@@ -220,11 +227,14 @@ export async function listenOnce(ctx: Ctx, log: WireLog, store: ReadModelStore, 
   return r;
 }
 
-/** `heimdall wire replay`: drop the read model and rebuild it from the whole log. */
+/**
+ * `heimdall wire replay`: drop the read model and rebuild it from the whole log. Batches default to
+ * 5,000 records (a stream touched many times in a batch is written once per batch).
+ */
 export async function replay(ctx: Ctx, log: WireLog, store: ReadModelStore, opts: ListenerOptions = {}): Promise<CatchUpResult & { seconds: number }> {
   const started = ctx.clock.now();
   await store.reset();
-  const r = await new WireListener(ctx, log, store, opts).catchUp();
+  const r = await new WireListener(ctx, log, store, { batchSize: 5000, ...opts }).catchUp();
   const seconds = (ctx.clock.now() - started) / 1000;
   logAction(ctx, 'wire', 'replay', `read model dropped and rebuilt: ${describeRound(r)} in ${seconds.toFixed(1)} s`);
   return { ...r, seconds };
