@@ -3,6 +3,48 @@ import { fileURLToPath } from 'node:url';
 import type { NextConfig } from 'next';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
+const serverDir = `${path.join(root, 'server')}${path.sep}`;
+
+/**
+ * In the server code (server/**), an `import()` whose argument is computed at run time (the read
+ * model loads its generated Prisma client from a path it finds then) is a Node.js import, not a
+ * bundle split: webpack would replace it with an empty context that always fails. This leaves such
+ * calls to Node, exactly as `webpackIgnore` would, without asking every server module to carry a
+ * bundler-specific comment. Imports of literal specifiers are bundled as usual.
+ */
+const nativeComputedImports = {
+  apply(compiler: { hooks: { normalModuleFactory: { tap(name: string, fn: (nmf: NormalModuleFactoryLike) => void): void } } }) {
+    compiler.hooks.normalModuleFactory.tap('HeimdallNativeComputedImports', (nmf) => {
+      for (const type of ['javascript/auto', 'javascript/esm', 'javascript/dynamic']) {
+        nmf.hooks.parser.for(type).tap('HeimdallNativeComputedImports', (parser) => {
+          parser.hooks.importCall.tap({ name: 'HeimdallNativeComputedImports', stage: -100 }, (expr) => {
+            const resource: string = parser.state?.module?.resource ?? '';
+            if (!resource.startsWith(serverDir)) return undefined;
+            if (parser.evaluateExpression(expr.source).isString()) return undefined;
+            return false; // handled: leave the native import() in place
+          });
+        });
+      }
+    });
+  },
+};
+
+interface NormalModuleFactoryLike {
+  hooks: {
+    parser: {
+      for(type: string): {
+        tap(
+          name: string,
+          fn: (parser: {
+            state?: { module?: { resource?: string } };
+            evaluateExpression(e: unknown): { isString(): boolean };
+            hooks: { importCall: { tap(opts: { name: string; stage: number }, fn: (expr: { source: unknown }) => false | undefined): void } };
+          }) => void,
+        ): void;
+      };
+    };
+  };
+}
 
 const config: NextConfig = {
   poweredByHeader: false,
@@ -20,6 +62,10 @@ const config: NextConfig = {
   // equivalent yet, so Studio builds with `next build --webpack` (scripts/start.mjs).
   experimental: { extensionAlias: { '.js': ['.ts', '.tsx', '.js'] } },
   outputFileTracingRoot: root,
+  webpack(config, { isServer }) {
+    if (isServer) config.plugins.push(nativeComputedImports);
+    return config;
+  },
 };
 
 export default config;

@@ -30,9 +30,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         </a>
         <Providers>
           <Shortcuts />
-          <div className="flex h-full">
+          <div className="flex min-h-full">
             <Sidebar root={planningRoot()} />
-            <main id="main" tabIndex={-1} className="min-w-0 flex-1 overflow-y-auto focus:outline-none">
+            <main id="main" tabIndex={-1} className="min-w-0 flex-1 focus:outline-none">
               <div className="mx-auto max-w-[1400px] px-6 py-6">{children}</div>
             </main>
           </div>

@@ -9,7 +9,8 @@
 //
 // Environment: HEIMDALL_PLANNING_DIR (default: .planning in the working directory), PORT,
 // HEIMDALL_STUDIO_HOST (bind address, default 127.0.0.1), HEIMDALL_STUDIO_TOKEN (require a token),
-// HEIMDALL_STUDIO_ALLOWED_HOSTS (extra Host header values, comma-separated, for a reverse proxy).
+// HEIMDALL_STUDIO_ALLOWED_HOSTS (extra Host header values, comma-separated, for a reverse proxy),
+// HEIMDALL_STUDIO_SKIP_BUILD=1 (serve the existing .next build without checking it is current).
 //
 // Security lives here, in front of every request Next.js sees (pages, assets, the tRPC API and its
 // event stream), because only this process knows the address it is bound to:
@@ -119,13 +120,23 @@ function ensureCli() {
   if (built === 0 || newest(path.join(repo, 'server'), isTest) > built) run('building the CLI bundle', process.execPath, ['scripts/build-cli.mjs']);
 }
 
-// 2. The read model (the wire stream's Prisma database), when this project has one.
+// 2. The read model (the wire stream's Prisma database), when this project has one: the generated
+//    client (prisma/generate.mjs, run when missing or older than the schema), then the database
+//    itself brought up to date with the log by the real listener (`heimdall wire listen --once`,
+//    which creates the tables from the committed DDL on first use).
 function prepareDatabase() {
   const schema = path.join(repo, 'prisma/schema.prisma');
-  if (!fs.existsSync(schema)) return;
-  const prismaBin = path.join(repo, 'node_modules/.bin/prisma');
-  run('preparing the read model database (prisma generate, db push)', prismaBin, ['generate']);
-  run('applying the read model schema', prismaBin, ['db', 'push', '--skip-generate']);
+  const generator = path.join(repo, 'prisma/generate.mjs');
+  if (!fs.existsSync(schema) || !fs.existsSync(generator)) return;
+  const client = path.join(repo, 'generated/prisma/sqlite.mjs');
+  const stale = !fs.existsSync(client) || fs.statSync(client).mtimeMs < Math.max(fs.statSync(schema).mtimeMs, fs.statSync(generator).mtimeMs);
+  if (stale) run('generating the read model client (prisma/generate.mjs)', process.execPath, [generator]);
+  return true;
+}
+
+function catchUpReadModel() {
+  if (!fs.existsSync(path.join(repo, 'prisma/schema.prisma'))) return;
+  run('bringing the read model up to date with the wire log (heimdall wire listen --once)', process.execPath, [path.join(repo, 'bin/heimdall'), 'wire', 'listen', '--once']);
 }
 
 // 3. The Next.js build, skipped when nothing it depends on changed since the last one.
@@ -139,6 +150,10 @@ function buildIsCurrent() {
 }
 
 function ensureBuild() {
+  if (env.HEIMDALL_STUDIO_SKIP_BUILD === '1' && fs.existsSync(path.join(repo, '.next/BUILD_ID'))) {
+    say('serving the existing build as it is (HEIMDALL_STUDIO_SKIP_BUILD=1)');
+    return;
+  }
   if (buildIsCurrent()) {
     say('build is up to date');
     return;
@@ -293,4 +308,5 @@ ensureCli();
 prepareDatabase();
 ensureBuild();
 if (empty) seed();
+catchUpReadModel();
 await serve();

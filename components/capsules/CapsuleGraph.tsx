@@ -87,7 +87,6 @@ export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
         data: { id: c.id, what: isError(c) ? undefined : c.what, error: isError(c) ? c.error : undefined, mark },
         width: NODE_W,
         height: NODE_H,
-        selected: c.id === selected,
         ariaLabel: `capsule ${c.id}${isError(c) ? ' (unreadable)' : c.what ? `: ${c.what}` : ''}`,
       };
     });
@@ -124,7 +123,16 @@ export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
     <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_24rem]">
       <div className="space-y-3">
         {error && <ErrorPanel message={error} />}
+        {/* Keyboard: Tab reaches the nodes; Enter or Space on a focused node selects it. */}
         <div
+          onKeyDown={(e) => {
+            if (e.key !== 'Enter' && e.key !== ' ') return;
+            const id = (e.target as HTMLElement).closest<HTMLElement>('.react-flow__node')?.dataset.id;
+            if (id) {
+              e.preventDefault();
+              setSelected(id);
+            }
+          }}
           className="relative h-[calc(100vh-13rem)] min-h-96 overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm"
           data-testid="capsule-graph"
           data-graph-ready={ready ? 'true' : undefined}
@@ -142,11 +150,8 @@ export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
               nodeTypes={nodeTypes}
               onInit={onInit}
               onNodeClick={(_, n) => setSelected(n.id)}
-              onSelectionChange={({ nodes: sn }) => {
-                const first = sn[0];
-                if (first && first.id !== selected) setSelected(first.id);
-              }}
               onPaneClick={() => setSelected(undefined)}
+              elementsSelectable={false}
               nodesDraggable={false}
               nodesConnectable={false}
               edgesFocusable={false}

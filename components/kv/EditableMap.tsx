@@ -177,7 +177,7 @@ function Row({ kind, id, value, onSet, onDelete, onStatus }: { kind: MapKind; id
 
   return (
     <tr data-row-id={id} className={cx('group border-b border-slate-100 last:border-0 align-top', mode !== 'view' && 'bg-indigo-50/40')}>
-      <th scope="row" className="truncate px-4 py-2 text-left font-mono text-[13px] font-medium text-slate-800" title={id}>
+      <th scope="row" className="truncate px-4 py-1.5 text-left font-mono text-[13px] font-medium text-slate-800" title={id}>
         {id}
       </th>
       <td className="px-4 py-2">
@@ -199,7 +199,7 @@ function Row({ kind, id, value, onSet, onDelete, onStatus }: { kind: MapKind; id
             />
           </div>
         ) : (
-          <span className="block break-all font-mono text-[13px] text-slate-700" data-value>
+          <span className="block break-words font-mono text-[13px] text-slate-700" data-value>
             {value}
           </span>
         )}

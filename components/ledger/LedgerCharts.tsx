@@ -62,7 +62,7 @@ export function SavingsOverTime({ points, roles }: { points: SavingsPoint[]; rol
           <LineChart data={data} margin={{ top: 24, right: 24, bottom: 4, left: 8 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
             <XAxis dataKey="group" tick={{ fontSize: 11, fill: '#475569' }} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} interval="preserveStartEnd" />
-            <YAxis unit="%" domain={['auto', 100]} tick={{ fontSize: 11, fill: '#64748b' }} tickLine={false} axisLine={false} width={48} />
+            <YAxis unit="%" domain={[(min: number) => Math.min(0, Math.floor(min / 10) * 10), 100]} tick={{ fontSize: 11, fill: '#64748b' }} tickLine={false} axisLine={false} width={48} />
             <Tooltip formatter={(v) => `${Number(v)}% saved`} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {roles.map((r) => (

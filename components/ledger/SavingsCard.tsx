@@ -53,7 +53,7 @@ export function SavingsCard({ report, run, exportable = false, compact = false }
                     <span className="text-sm text-slate-500">tokens</span>
                   </p>
                   <p className={cx('mt-1 text-lg font-semibold tabular-nums', saving ? 'text-emerald-600' : pct > 0 ? 'text-rose-600' : 'text-slate-600')} data-testid="pct">
-                    {fmtPct(pct)} {saving ? 'saved' : pct > 0 ? 'more' : ''}
+                    {saving ? `${Math.abs(pct)}% saved` : pct > 0 ? `${fmtPct(pct)} more` : 'no change'}
                   </p>
                 </li>
               );

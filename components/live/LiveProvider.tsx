@@ -43,9 +43,8 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       blackboard: [trpc.blackboard.pathKey()],
       capsules: [trpc.capsules.pathKey()],
       ledger: [trpc.ledger.pathKey()],
-      // Agents, streams and peers join here when their cores land (see the page shells).
-      team: [trpc.claims.pathKey()],
-      wire: [],
+      team: [trpc.claims.pathKey(), trpc.agents.pathKey()],
+      wire: [trpc.streams.pathKey(), trpc.peers.pathKey()],
     }),
     [trpc],
   );

@@ -1,9 +1,10 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import type { ReactNode } from 'react';
 import { type Settled, seeded } from '@/components/data/seed';
 import { useServerNow } from '@/components/data/useServerNow';
+import { AgentsByStatus } from '@/components/agents/AgentsByStatus';
+import type { AgentList } from '@/components/agents/AgentsView';
 import { ClaimStatusBadge, timeLeft } from '@/components/claims/ClaimsView';
 import { SavingsCard } from '@/components/ledger/SavingsCard';
 import { useTRPC } from '@/components/trpc/react';
@@ -22,9 +23,8 @@ export interface OverviewInitial {
   symbols: Settled<Record<string, string>>;
   facts: Settled<Record<string, string>>;
   capsules: Settled<string[]>;
+  agents: Settled<AgentList>;
   now?: number;
-  /** The agents-by-status card, rendered by the page (its data source is the agents page's). */
-  agents: ReactNode;
 }
 
 function Tile({ label, value, href }: { label: string; value: number | undefined; href: string }) {
@@ -44,10 +44,11 @@ export function OverviewView(props: OverviewInitial) {
   const symbols = useQuery(trpc.symbols.list.queryOptions(undefined, seeded(props.symbols)));
   const facts = useQuery(trpc.blackboard.list.queryOptions(undefined, seeded(props.facts)));
   const capsules = useQuery(trpc.capsules.ids.queryOptions(undefined, seeded(props.capsules)));
+  const agents = useQuery(trpc.agents.list.queryOptions(undefined, seeded(props.agents)));
   const now = useServerNow(props.now);
-  const errors = [report.error, log.error, claims.error, symbols.error, facts.error, capsules.error]
+  const errors = [report.error, log.error, claims.error, symbols.error, facts.error, capsules.error, agents.error]
     .map((e) => e?.message)
-    .concat([props.report, props.log, props.claims, props.symbols, props.facts, props.capsules].map((s) => (s.ok ? undefined : s.error.message)))
+    .concat([props.report, props.log, props.claims, props.symbols, props.facts, props.capsules, props.agents].map((s) => (s.ok ? undefined : s.error.message)))
     .filter((m): m is string => !!m);
   const active = (claims.data?.claims ?? []).filter((c) => c.status === 'active');
 
@@ -67,7 +68,7 @@ export function OverviewView(props: OverviewInitial) {
           </div>
         </div>
         <div className="space-y-4">
-          {props.agents}
+          <AgentsByStatus data={agents.data} />
           <Card
             title="Active claims"
             description={claims.data ? `${claims.data.active} active, ${claims.data.expired} expired, ${claims.data.retired} retired` : undefined}

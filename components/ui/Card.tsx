@@ -34,7 +34,7 @@ export function Card({
           {actions && <div className="flex shrink-0 items-center gap-2">{actions}</div>}
         </header>
       )}
-      <div className={cx('p-4', bodyClassName)}>{children}</div>
+      <div className={bodyClassName ?? 'p-4'}>{children}</div>
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { cx } from './cx';
 /** An error from the core, shown as a person-readable message (never as HTML). */
 export function ErrorPanel({ title = 'The planning tree could not be read', message, className }: { title?: string; message: string; className?: string }) {
   return (
-    <div role="alert" className={cx('rounded-lg border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900', className)}>
+    <div role="alert" data-testid="error-panel" className={cx('rounded-lg border border-rose-200 bg-rose-50 px-4 py-3 text-sm text-rose-900', className)}>
       <p className="font-semibold">{title}</p>
       <p className="mt-1 whitespace-pre-wrap break-words font-mono text-xs leading-relaxed">{message}</p>
     </div>

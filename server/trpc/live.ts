@@ -28,6 +28,8 @@ interface Watched {
   path: string;
   /** Fold in the entries of a directory (to this depth), not just the directory itself. */
   depth?: number;
+  /** Which entries of the directory count (default: all but locks and temp files). */
+  include?: (name: string) => boolean;
 }
 
 function watchedPaths(ctx: Ctx): Watched[] {
@@ -39,9 +41,13 @@ function watchedPaths(ctx: Ctx): Watched[] {
     { topic: 'capsules', path: p.capsulesDir, depth: 1 },
     { topic: 'ledger', path: p.ledger },
     { topic: 'ledger', path: p.baselines },
-    // Claims, identities, decisions, check-ins and mailboxes live under the team ledger folder.
+    // Claims, identities, decisions (ledger/), check-ins, mailboxes and tiers (herd/).
     { topic: 'team', path: p.teamLedgerDir, depth: 3 },
-    { topic: 'wire', path: p.wireDir, depth: 2 },
+    { topic: 'team', path: path.join(p.root, 'herd'), depth: 2 },
+    // The wire log's topics, and handshake peers and tasks. Only the log files count in wire/: the
+    // read model database lives there too and changes whenever Studio itself catches up on the log.
+    { topic: 'wire', path: p.wireDir, depth: 1, include: (n) => n.endsWith('.jsonl') },
+    { topic: 'wire', path: path.join(p.root, 'handshake'), depth: 2 },
   ];
 }
 
@@ -55,10 +61,11 @@ function statSig(file: string): string {
 }
 
 /** A signature that changes when the file, or any entry of the directory down to `depth`, changes. */
-function signature(w: { path: string; depth?: number }): string {
+function signature(w: Watched): string {
   const own = statSig(w.path);
   if (!w.depth || own === '-') return own;
-  const parts = [own];
+  // With a filter, the directory's own stamp would change for files the filter leaves out.
+  const parts = [w.include ? 'dir' : own];
   const walk = (dir: string, depth: number) => {
     let names: string[];
     try {
@@ -67,7 +74,7 @@ function signature(w: { path: string; depth?: number }): string {
       return;
     }
     for (const n of names) {
-      if (n.endsWith('.lock') || n.endsWith('.tmp')) continue;
+      if (n.endsWith('.lock') || n.endsWith('.tmp') || (w.include && !w.include(n))) continue;
       const full = path.join(dir, n);
       const sig = statSig(full);
       parts.push(`${n}=${sig}`);
@@ -93,6 +100,7 @@ class PlanningWatcher {
   private timer: ReturnType<typeof setInterval> | undefined;
   private sigs = new Map<string, string>();
   private seq = 0;
+  private ticks = 0;
   constructor(
     private readonly ctx: Ctx,
     private readonly intervalMs: number,
@@ -120,6 +128,8 @@ class PlanningWatcher {
 
   private poll(): void {
     const changed = new Set<Topic>();
+    // A JetStream wire log has no local file to stat: treat the wire as changed every 2 s instead.
+    if (this.ctx.env.HEIMDALL_STREAM_URL?.trim() && ++this.ticks % 8 === 0) changed.add('wire');
     for (const w of watchedPaths(this.ctx)) {
       const sig = signature(w);
       if (this.sigs.get(w.path) !== sig) {

@@ -1,9 +1,12 @@
+import { agentsRouter } from './routers/agents.js';
 import { blackboardRouter } from './routers/blackboard.js';
 import { capsulesRouter } from './routers/capsules.js';
 import { claimsRouter } from './routers/claims.js';
 import { ledgerRouter } from './routers/ledger.js';
 import { liveRouter } from './routers/live.js';
 import { logRouter } from './routers/log.js';
+import { peersRouter } from './routers/peers.js';
+import { streamsRouter } from './routers/streams.js';
 import { studioRouter } from './routers/studio.js';
 import { symbolsRouter } from './routers/symbols.js';
 import { router } from './trpc.js';
@@ -16,6 +19,9 @@ export const appRouter = router({
   capsules: capsulesRouter,
   ledger: ledgerRouter,
   claims: claimsRouter,
+  agents: agentsRouter,
+  streams: streamsRouter,
+  peers: peersRouter,
   live: liveRouter,
 });
 
