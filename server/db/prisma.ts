@@ -85,7 +85,10 @@ function readDdl(kind: ReadModelKind): { statements: string[]; hash: string } {
 
 /** Prisma's messages start with a blank line and the call site; keep the part a person needs. */
 export function errorText(e: unknown): string {
-  const lines = String((e as Error)?.message ?? e)
+  const text = String((e as Error)?.message ?? e);
+  const inner = /Message: `([^`]+)`/.exec(text);
+  if (inner) return inner[1] as string;
+  const lines = text
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('Invalid `'));

@@ -157,6 +157,21 @@ describe('heimdall wire state, listen, replay, release, tail', () => {
     expect(JSON.parse((await wire(['state', '--task', 'T1', '--json'])).out).status).toBe('started');
   });
 
+  it('says which service is missing or misconfigured (exit 2)', async () => {
+    ctx = makeCtx(path.join(dir, '.planning'), { clock, env: { HEIMDALL_STREAM_URL: 'nats://127.0.0.1:1' } });
+    const nats = await wire(['tail']);
+    expect(nats.code).toBe(2);
+    expect(nats.err).toMatch(/cannot reach NATS at nats:\/\/127\.0\.0\.1:1 \(HEIMDALL_STREAM_URL\)/);
+    ctx = makeCtx(path.join(dir, '.planning'), { clock, env: { DATABASE_URL: 'postgresql://root@127.0.0.1:1/test' } });
+    const pg = await wire(['state']);
+    expect(pg.code).toBe(2);
+    expect(pg.err).toMatch(/cannot reach PostgreSQL at 127\.0\.0\.1:1\/test \(DATABASE_URL\): Can't reach database server/);
+    ctx = makeCtx(path.join(dir, '.planning'), { clock, env: { HEIMDALL_STREAM_URL: 'http://x' } });
+    expect((await wire(['tail'])).err).toMatch(/HEIMDALL_STREAM_URL must be a nats:\/\/ URL/);
+    ctx = makeCtx(path.join(dir, '.planning'), { clock, env: { DATABASE_URL: 'mysql://x' } });
+    expect((await wire(['state'])).err).toMatch(/neither a postgres:\/\/ URL nor a file: URL/);
+  });
+
   it('rejects unknown subcommands and options', async () => {
     expect((await wire(['frobnicate'])).code).toBe(2);
     expect((await wire(['state', '--bogus'])).code).toBe(2);

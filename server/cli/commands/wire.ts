@@ -18,7 +18,7 @@ import { printJson } from './_util.js';
 const USAGE = [
   'heimdall wire emit [--topic T] [--json]          a Wire (1.1, or 1.0 to upgrade) as JSON on stdin, or a JSON array of them; prints the canonical sequence number',
   '       heimdall wire tail [N] [--topic T] [--from SEQ] [--follow] [--json]',
-  '       heimdall wire state [--task ID | --agent ID | --stream ID] [--json] [--no-catch-up]',
+  '       heimdall wire state [--task ID | --agent ID | --stream ID] [--json] [--no-catch-up]   (reduces pending events first unless --no-catch-up)',
   '       heimdall wire listen [--once] [--batch N]     reduce the log into the read model (--once: everything pending, then exit)',
   '       heimdall wire replay [--json]                 drop the read model and rebuild it from the log',
   '       heimdall wire release [--role R] [--json] [--no-catch-up]   how many available tasks the claimed capacity allows releasing',
