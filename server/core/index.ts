@@ -48,3 +48,5 @@ export * from './csp/index.js';
 export * from './claims/index.js';
 export * from './identity/index.js';
 export * from './decisions/index.js';
+/** The wire stream: envelope 1.1, the log port, pure reducers, projector, listener and replay, liveness. */
+export * from './wire/index.js';
