@@ -30,6 +30,9 @@ describe('executables', () => {
     const bad = run('heimdall', ['frobnicate']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown mechanism "frobnicate"/);
+    const sub = run('heimdall-capsule', ['--help']);
+    expect(sub.code).toBe(0);
+    expect(sub.stdout).toMatch(/^usage: heimdall-capsule write ID --what TEXT/);
     const flag = run('heimdall-resolve', ['--bogus', 'x']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/unknown option --bogus/);

@@ -29,6 +29,7 @@ export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
   let rest = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
+    if (!rest && (a === '--help' || a === '-h')) throw new HeimdallError('usage', `usage: ${spec.usage}`, { help: true });
     if (rest || !a.startsWith('--') || a === '--') {
       if (a === '--' && !rest) {
         rest = true;

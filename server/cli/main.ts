@@ -52,6 +52,10 @@ export async function main(prog: string, argv: string[], io: Io, makeCtx?: CtxFa
     return await command.run(rest, env);
   } catch (e) {
     if (isHeimdallError(e)) {
+      if ((e.details as { help?: boolean } | undefined)?.help) {
+        io.out(e.message);
+        return 0;
+      }
       io.err(`${env.prog}: ${e.message}`);
       return EXIT_CODES[e.code];
     }
