@@ -119,6 +119,32 @@ describe('herd over MCP (SDK client, stdio, built server)', () => {
     expect(runBin('heimdall', ['herd', 'inbox', '--as', 'mason.1@core', '--json'], { planning }).stdout).toContain('"messages":[]');
   });
 
+  it('a stale agent is reported stale: 400 s after its last check-in (the server clock is HEIMDALL_NOW)', async () => {
+    const planning = planningDir();
+    const early = await start(planning, T0);
+    await checkin(early.client, 'mason.1@core', 'migrating the schema', { task: 'w1' });
+    await checkin(early.client, 'fresco.1@core', 'book view', { task: 'w2', depends: ['w1'] });
+    await early.close();
+    const later = await start(planning, T0 + 400_000);
+    await checkin(later.client, 'fresco.1@core', 'still on the book view');
+    const lead = await checkin(later.client, 'steve.1@core', 'who is quiet?');
+    expect(lead.tier).toBe('Leader');
+    expect(lead.context).toMatch(/^mason\.1@core \(w1, team, 7m ago, stale\): migrating the schema$/m);
+    expect(lead.context).toMatch(/^fresco\.1@core \(w2, team, 0s ago\): still on the book view$/m);
+    const fresco = await checkin(later.client, 'fresco.1@core', 'waiting on w1');
+    expect(fresco.context).toBe('mason.1@core (w1, dependency, 7m ago, stale): migrating the schema');
+    // the CLI's status, at the same instant, agrees (one heartbeat classification)
+    const status = JSON.parse(runBin('heimdall', ['herd', 'status', '--json'], { planning, env: { HEIMDALL_NOW: String(T0 + 400_000) } }).stdout);
+    expect(Object.fromEntries(status.agents.map((a: { address: string; heartbeat: string }) => [a.address, a.heartbeat]))).toEqual({
+      'fresco.1@core': 'active',
+      'mason.1@core': 'stale',
+      'steve.1@core': 'active',
+    });
+    // and every check-in went to the wire log as agent.heartbeat: the read model has mason's last one
+    const wire = JSON.parse(runBin('heimdall', ['wire', 'state', '--agent', 'mason.1@core', '--json'], { planning, env: { HEIMDALL_NOW: String(T0 + 400_000) } }).stdout);
+    expect(wire).toMatchObject({ agent_id: 'mason.1@core', last_heartbeat_at: new Date(T0).toISOString(), liveness: 'stale' });
+  });
+
   it('a dispatch needing a dead MCP server comes back blocked at once, with tokens_spent 0', async () => {
     const { client } = await start(planningDir(), T0);
     await checkin(client, 'steve.1@core', 'leading');
@@ -149,6 +175,23 @@ describe('herd over MCP (SDK client, stdio, built server)', () => {
     const lead = await checkin(client, 'steve.1@core', 'reading flags');
     expect(lead.messages).toEqual([expect.objectContaining({ type: 'flag', body: expect.stringMatching(/^task abc-123 is queued/) })]);
     expect((await call(client, 'a2a_peers', {})).count).toBe(1);
+  });
+
+  it('announced profiles are kept in the wire read model; re-announcing updates them', async () => {
+    const planning = planningDir();
+    const { client } = await start(planning, T0);
+    const announce = (trek: string, active: number) => ({
+      type: 'SESSION_ANNOUNCE',
+      protocol_version: '2.0',
+      worker: { agent_id: 'claude-code', model: 'claude-sonnet-4-20250514', model_tier: 'sonnet', context_window: 200000 },
+      capabilities: { tools: ['terminal'], mcp_servers: ['trek'] },
+      mcp_health: { trek },
+      session: { active_tasks: active, repo_state: { branch: 'main', clean: true } },
+    });
+    expect((await call(client, 'a2a_announce', { message: announce('timeout', 0) })).wire_event).toMatchObject({ topic: 'main' });
+    await call(client, 'a2a_announce', { message: announce('ok', 2) });
+    const state = JSON.parse(runBin('heimdall', ['wire', 'state', '--agent', 'claude-code', '--json'], { planning }).stdout);
+    expect(state.profile).toMatchObject({ agent_id: 'claude-code', model_tier: 'sonnet', mcp_health: { trek: 'ok' }, active_tasks: 2, announce_count: 2, repo_state: { clean: true } });
   });
 });
 

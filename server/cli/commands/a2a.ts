@@ -41,8 +41,20 @@ export const command: Command = {
     if (str(p, 'to') !== undefined && sub !== 'dispatch') throw usageError(USAGE, '--to is only for dispatch');
     switch (sub) {
       case 'announce': {
-        const r = await announce(ctx(), await stdinJson(io, 'SESSION_ANNOUNCE'), { as });
-        printJson(io, r);
+        const message = await stdinJson(io, 'SESSION_ANNOUNCE');
+        // The profile also goes to the wire log (agent.started), so the read model keeps it.
+        const { openWireLog } = await import('../../runtime.js');
+        const wire = await openWireLog(ctx()).catch((e: Error) => {
+          io.err(`${prog}: warning: the profile is not in the wire log: ${e.message}`);
+          return undefined;
+        });
+        try {
+          const r = await announce(ctx(), message, { as, wire });
+          for (const w of r.warnings ?? []) io.err(`${prog}: warning: ${w}`);
+          printJson(io, r);
+        } finally {
+          await wire?.close();
+        }
         return 0;
       }
       case 'dispatch': {

@@ -8,7 +8,7 @@ const USAGE = [
   'heimdall herd checkin --as ADDRESS --status TEXT [--task ID | --no-task] [--depends ID,ID]',
   '       heimdall herd send --as ADDRESS --to ADDRESS|@anyone|@everyone --type directive|inform|flag [--body TEXT | body on stdin]',
   '       heimdall herd inbox --as ADDRESS          (pending messages, not drained)',
-  '       heimdall herd status                      (every known agent: tier, last status, last check-in)',
+  '       heimdall herd status                      (every known agent: tier, heartbeat, last check-in, status)',
   '       heimdall herd team [--init]               (effective tiers; --init writes .planning/herd/team.json)',
   '  all take --json; --client-identity is the same as --as; HEIMDALL_AGENT is the default caller',
 ].join('\n');
@@ -51,12 +51,25 @@ export const command: Command = {
       case 'checkin': {
         if (bool(p, 'no-task') && str(p, 'task') !== undefined) throw usageError(USAGE, '--task and --no-task contradict each other');
         const dependsFlag = str(p, 'depends');
-        const r = checkin(ctx(), {
+        const input = {
           as: as(),
           status: requireStr(p, 'status', USAGE),
           task: bool(p, 'no-task') ? null : str(p, 'task'),
           depends: dependsFlag === undefined ? undefined : list(dependsFlag),
+        };
+        // Every check-in appends an agent.heartbeat to the wire log the environment selects.
+        // If the log cannot be opened (NATS down, a bad HEIMDALL_STREAM_URL) the check-in still counts.
+        const { openWireLog } = await import('../../runtime.js');
+        const wire = await openWireLog(ctx()).catch((e: Error) => {
+          io.err(`${prog}: warning: no agent.heartbeat wire event: ${e.message}`);
+          return undefined;
         });
+        let r: Awaited<ReturnType<typeof checkin>>;
+        try {
+          r = await checkin(ctx(), input, { wire });
+        } finally {
+          await wire?.close();
+        }
         for (const w of r.warnings ?? []) io.err(`${prog}: warning: ${w}`);
         if (json) {
           printJson(io, r);
@@ -104,10 +117,10 @@ export const command: Command = {
           io.out('no agents yet: agents appear at their first check-in (heimdall herd checkin --as name.1@team --status ...)');
           return 0;
         }
-        io.out('address\ttier\tlast check-in\tpending\ttask\tstatus');
+        io.out('address\ttier\theartbeat\tlast check-in\tpending\ttask\tstatus');
         for (const a of r.agents) {
           const last = a.last_checkin === null ? 'never' : `${a.seconds_since_checkin}s ago`;
-          io.out(`${a.address}\t${a.tier}\t${last}\t${a.pending}\t${a.task ?? '-'}\t${a.status === null ? '-' : oneLine(a.status, 80)}`);
+          io.out(`${a.address}\t${a.tier}\t${a.heartbeat.replace('_', ' ')}\t${last}\t${a.pending}\t${a.task ?? '-'}\t${a.status === null ? '-' : oneLine(a.status, 80)}`);
         }
         if (r.pooled) io.out(`@anyone: ${r.pooled} message(s) waiting for the first eligible check-in`);
         return 0;

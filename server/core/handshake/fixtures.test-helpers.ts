@@ -1,4 +1,6 @@
-/** Message builders shared by the handshake tests (the seed's examples, with overrides). */
+/** Builders shared by the herd and handshake tests: the seed's messages, and an in-memory wire log. */
+import type { Appended, ReadResult, WireLog } from '../wire/log.js';
+import type { LogRecord, Wire, WireDraft } from '../wire/types.js';
 import type { SessionAnnounce, TaskDispatch, TaskResult } from './messages.js';
 
 export function announceMsg(agentId: string, over: { tier?: string; health?: Record<string, string>; active?: number; clean?: boolean; tools?: string[]; version?: string } = {}): SessionAnnounce {
@@ -36,5 +38,46 @@ export function resultMsg(taskId = 'abc-123', over: Partial<TaskResult> = {}): T
     blocked_reason: null,
     artifacts: { pr: 'https://example.invalid/pull/72', files_changed: ['src/auth/token_refresh.py', 'tests/auth/test_token_refresh.py'] },
     ...over,
+  };
+}
+
+/**
+ * An in-memory WireLog for core tests (the real adapters live in server/stream, which the core may
+ * not import): sequence numbers per topic, stream_seq per stream, consensus time from `now`.
+ * `failWith` makes every append throw, to test what a check-in does when the log is down.
+ */
+export function memoryWireLog(now: () => number, opts: { failWith?: string } = {}): WireLog & { records: LogRecord[] } {
+  const records: LogRecord[] = [];
+  const streamSeq = new Map<string, number>();
+  const append = async (topic: string, draft: WireDraft): Promise<Appended> => {
+    if (opts.failWith) throw new Error(opts.failWith);
+    const seq = draft.stream_seq ?? (streamSeq.get(draft.stream_id) ?? 0) + 1;
+    streamSeq.set(draft.stream_id, seq);
+    const wire = { ...draft, stream_seq: seq } as Wire;
+    const rec: LogRecord = { topic, sequence_number: records.filter((r) => r.topic === topic).length + 1, consensus_timestamp: new Date(now()).toISOString(), body: wire };
+    records.push(rec);
+    return { topic, sequence_number: rec.sequence_number, consensus_timestamp: rec.consensus_timestamp, wire };
+  };
+  return {
+    kind: 'file',
+    location: 'memory',
+    records,
+    append,
+    async appendBatch(topic, wires) {
+      const out: Appended[] = [];
+      for (const w of wires) out.push(await append(topic, w));
+      return out;
+    },
+    async read(topic, fromSeq, o = {}): Promise<ReadResult> {
+      const rs = records.filter((r) => r.topic === topic && r.sequence_number >= fromSeq).slice(0, o.limit ?? Infinity);
+      return { records: rs, problems: [], next: (rs.at(-1)?.sequence_number ?? fromSeq - 1) + 1 };
+    },
+    subscribe() {
+      return { stop: async () => {} };
+    },
+    async topics() {
+      return [...new Set(records.map((r) => r.topic))].sort();
+    },
+    async close() {},
   };
 }

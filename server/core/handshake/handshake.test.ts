@@ -6,7 +6,9 @@ import { tailLog } from '../log/protocolLog.js';
 import { tmpCtx } from '../../testing/fixtures.js';
 import { checkin } from '../herd/checkin.js';
 import { blockedResult, checkAgainstPeer, checkDispatch } from './checks.js';
-import { announceMsg, dispatchMsg, resultMsg } from './fixtures.test-helpers.js';
+import { announceMsg, dispatchMsg, memoryWireLog, resultMsg } from './fixtures.test-helpers.js';
+import { Projector } from '../wire/projector.js';
+import { validateWire } from '../wire/envelope.js';
 import { announce, dispatch, listPeers, listTasks, routeOnly, submitResult, tokenCheck } from './handshake.js';
 import { buildProfile, handshakeDir } from './profile.js';
 import { route } from './route.js';
@@ -41,7 +43,31 @@ describe('peer profiles', () => {
     expect(await listPeers(ctx)).toHaveLength(1);
   });
 
-  it('a server listed without health is "unknown", which is not healthy', () => {
+  it('each announce appends agent.started carrying the profile, which the wire read model keeps; re-announcing updates it', async () => {
+    const ctx = tmpCtx();
+    const wire = memoryWireLog(() => ctx.clock.now());
+    const first = await announce(ctx, announceMsg('claude-code'), { wire });
+    expect(first.wire_event).toMatchObject({ topic: 'main', sequence_number: 1 });
+    ctx.clock.advance(60_000);
+    await announce(ctx, announceMsg('claude-code', { health: { context_mode: 'ok', trek: 'ok' }, active: 3 }), { wire });
+    for (const r of wire.records) expect(validateWire(r.body).errors).toEqual([]);
+    const projector = new Projector({ limits: { maxPayloadBytes: 16 * 1024 } });
+    projector.apply(wire.records);
+    const rows = projector.takeBatch().agents;
+    expect(rows.map((a) => a.agent_id)).toEqual(['claude-code']);
+    const profile = rows[0]?.state.profile as Record<string, unknown>;
+    expect(profile).toEqual((await listPeers(ctx)).map(({ load: _l, unhealthy_mcp: _u, ...p }) => p)[0]);
+    expect(profile).toMatchObject({ announce_count: 2, active_tasks: 3, mcp_health: { context_mode: 'ok', trek: 'ok' } });
+  });
+
+  it('a wire log that fails leaves the hub profile in place and says so', async () => {
+    const ctx = tmpCtx();
+    const r = await announce(ctx, announceMsg('x'), { wire: memoryWireLog(() => 0, { failWith: 'disk full' }) });
+    expect(r.warnings).toEqual([expect.stringMatching(/not appended to the wire log \(agent\.started\): disk full/)]);
+    expect((await listPeers(ctx)).map((p) => p.agent_id)).toEqual(['x']);
+  });
+
+  it('a server listed without health is "unknown", which is not healthy', async () => {
     const a = announceMsg('x');
     delete a.mcp_health.trek;
     expect(buildProfile(a, 't').mcp_health.trek).toBe('unknown');
@@ -68,7 +94,7 @@ describe('peer profiles', () => {
 
 describe('dispatch checks (before any work starts)', () => {
   const ok = profile('w1');
-  it('passes a dispatch the peer can do', () => {
+  it('passes a dispatch the peer can do', async () => {
     expect(checkDispatch(dispatchMsg(), ok, NOW)).toEqual([]);
   });
 
@@ -86,12 +112,12 @@ describe('dispatch checks (before any work starts)', () => {
     expect(f.map((x) => x.reason).join('; ')).toMatch(reason);
   });
 
-  it('a read task may go to a dirty tree; a minor version difference is fine', () => {
+  it('a read task may go to a dirty tree; a minor version difference is fine', async () => {
     expect(checkAgainstPeer(dispatchMsg('t', { mode: 'read' }), profile('w1', { clean: false }))).toEqual([]);
     expect(checkDispatch(dispatchMsg('t', { version: '2.3' }), ok, NOW)).toEqual([]);
   });
 
-  it('the blocked TASK_RESULT: status blocked, the reasons, tokens_spent 0', () => {
+  it('the blocked TASK_RESULT: status blocked, the reasons, tokens_spent 0', async () => {
     expect(blockedResult(dispatchMsg('t'), ['a', 'b'], 'w1')).toEqual({
       type: 'TASK_RESULT', protocol_version: '2.0', task_id: 't', agent_id: 'w1', status: 'blocked', tokens_spent: 0, blocked_reason: 'a; b', next_steps: [],
     });
@@ -101,7 +127,7 @@ describe('dispatch checks (before any work starts)', () => {
 describe('routing', () => {
   const load = (p: { active_tasks: number }) => p.active_tasks;
 
-  it('chooses among qualifying peers the one with the fewest active tasks', () => {
+  it('chooses among qualifying peers the one with the fewest active tasks', async () => {
     const peers = [profile('busy', { tier: 'opus', active: 3 }), profile('idle', { tier: 'sonnet', active: 0 }), profile('dead', { tier: 'opus', health: { context_mode: 'down' } })];
     const d = route(dispatchMsg(), peers, { load });
     expect(d.executor).toBe('idle');
@@ -109,7 +135,7 @@ describe('routing', () => {
     expect(d.candidates[2]?.reasons.join()).toMatch(/context_mode is down/);
   });
 
-  it('matches the model tier to the priority, and breaks load ties by tier preference', () => {
+  it('matches the model tier to the priority, and breaks load ties by tier preference', async () => {
     const peers = [profile('h', { tier: 'haiku' }), profile('s', { tier: 'sonnet' }), profile('o', { tier: 'opus' })];
     expect(route(dispatchMsg('t', { priority: 'high' }), peers, { load }).executor).toBe('o');
     expect(route(dispatchMsg('t', { priority: 'low' }), peers, { load }).executor).toBe('h');
@@ -119,7 +145,7 @@ describe('routing', () => {
     expect(route(dispatchMsg('t', { priority: 'urgent' }), [profile('h', { tier: 'haiku' })], { load, priorityTiers: { low: ['haiku'], normal: ['haiku'], high: ['haiku'], urgent: ['haiku'] } }).executor).toBe('h');
   });
 
-  it('skips peers that already blocked the task; says so when nobody is left', () => {
+  it('skips peers that already blocked the task; says so when nobody is left', async () => {
     const peers = [profile('a'), profile('b', { active: 5 })];
     expect(route(dispatchMsg(), peers, { load, exclude: new Set(['a']) }).executor).toBe('b');
     const none = route(dispatchMsg(), peers, { load, exclude: new Set(['a', 'b']) });
@@ -132,11 +158,11 @@ describe('routing', () => {
 describe('dispatch, result, re-route, queue and flag', () => {
   async function hub() {
     const ctx = tmpCtx('2026-05-31T20:00:00Z');
-    checkin(ctx, { as: 'steve.1@core', status: 'leading' });
+    await checkin(ctx, { as: 'steve.1@core', status: 'leading' });
     await announce(ctx, announceMsg('mason.1@core', { tier: 'opus', active: 0 }));
     await announce(ctx, announceMsg('fresco.1@core', { tier: 'sonnet', active: 0 }));
-    checkin(ctx, { as: 'mason.1@core', status: 'ready' });
-    checkin(ctx, { as: 'fresco.1@core', status: 'ready' });
+    await checkin(ctx, { as: 'mason.1@core', status: 'ready' });
+    await checkin(ctx, { as: 'fresco.1@core', status: 'ready' });
     return ctx;
   }
 
@@ -144,7 +170,7 @@ describe('dispatch, result, re-route, queue and flag', () => {
     const ctx = await hub();
     const out = await dispatch(ctx, dispatchMsg('t1'), { as: 'steve.1@core' });
     expect(out).toMatchObject({ decision: 'routed', task_id: 't1', executor: 'mason.1@core', delivered_to: 'mason.1@core' });
-    const msgs = checkin(ctx, { as: 'mason.1@core', status: 'got it' }).messages;
+    const msgs = (await checkin(ctx, { as: 'mason.1@core', status: 'got it' })).messages;
     expect(msgs).toHaveLength(1);
     expect(msgs[0]).toMatchObject({ type: 'directive', from: 'steve.1@core' });
     expect(JSON.parse(msgs[0]?.body as string).task.task_id).toBe('t1');
@@ -173,12 +199,12 @@ describe('dispatch, result, re-route, queue and flag', () => {
     expect(out.result.blocked_reason).toContain('fresco.1@core: required MCP server trek is timeout on fresco.1@core');
     expect(out.result.blocked_reason).toContain('mason.1@core: required MCP server trek is timeout on mason.1@core');
     expect(out.handling).toEqual({ rerouted_to: null, queued: true, flagged: ['steve.1@core'] });
-    const flag = checkin(ctx, { as: 'steve.1@core', status: 's' }).messages;
+    const flag = (await checkin(ctx, { as: 'steve.1@core', status: 's' })).messages;
     expect(flag).toMatchObject([{ type: 'flag', body: expect.stringMatching(/^task t1 is queued: no peer qualifies/) }]);
     expect(listTasks(ctx)[0]).toMatchObject({ state: 'queued', flagged: ['steve.1@core'] });
     const again = await announce(ctx, announceMsg('fresco.1@core', { tier: 'sonnet', health: { trek: 'ok', context_mode: 'ok' } }));
     expect(again.routed).toEqual([{ task_id: 't1', executor: 'fresco.1@core' }]);
-    expect(checkin(ctx, { as: 'fresco.1@core', status: 's' }).messages[0]?.type).toBe('directive');
+    expect((await checkin(ctx, { as: 'fresco.1@core', status: 's' })).messages[0]?.type).toBe('directive');
   });
 
   it('a blocked TASK_RESULT from the executor is re-routed, then queued when nobody is left', async () => {

@@ -20,6 +20,8 @@ import { knownAgents, send } from '../herd/checkin.js';
 import { MAX_BODY_CHARS } from '../herd/mailbox.js';
 import { readRegistry } from '../herd/store.js';
 import { readTeam, tierOf } from '../herd/team.js';
+import { DEFAULT_TOPIC, type WireLog } from '../wire/log.js';
+import { emitWire } from '../wire/producer.js';
 import { blockedResult, checkAgainstPeer, checkDispatchItself } from './checks.js';
 import {
   HANDSHAKE_VERSION,
@@ -63,8 +65,12 @@ export interface TaskRecord {
 }
 
 export interface HandshakeDeps {
-  /** Where profiles live; the file store by default. */
+  /** Where the hub keeps profiles for routing; the file store by default. */
   peers?: PeerStore;
+  /** The wire log: each announce appends agent.started with the profile, so the read model keeps it. */
+  wire?: WireLog;
+  /** Wire topic; default "main". */
+  topic?: string;
 }
 
 export interface CallerOpts extends HandshakeDeps {
@@ -158,6 +164,9 @@ export interface AnnounceOutcome {
   profile: PeerProfile;
   /** Queued tasks this announce made routable, and where they went. */
   routed: Array<{ task_id: string; executor: string }>;
+  /** The agent.started event that carries the profile into the read model. */
+  wire_event?: { topic: string; sequence_number: number; wire_id: string };
+  warnings?: string[];
 }
 
 /** SESSION_ANNOUNCE -> the peer's profile (created or replaced), then retry queued tasks. */
@@ -173,8 +182,24 @@ export async function announce(ctx: Ctx, message: unknown, opts: CallerOpts = {}
   const nowIso = new Date(ctx.clock.now()).toISOString();
   const profile = await store.upsert(a.worker.agent_id, (prev) => buildProfile(a, nowIso, prev, by ?? undefined));
   logAction(ctx, 'a2a', 'announce', `${profile.agent_id} tier=${profile.model_tier} active=${profile.active_tasks} mcp=${Object.entries(profile.mcp_health).map(([k, h]) => `${k}:${h}`).join(',') || '-'} #${profile.announce_count}`);
+  const warnings: string[] = [];
+  let wire_event: AnnounceOutcome['wire_event'];
+  if (opts.wire) {
+    try {
+      const id = profile.agent_id;
+      const e = await emitWire(
+        ctx,
+        opts.wire,
+        { wire: '1.1', stream_id: `agent:${id}`, type: 'agent.started', sender: `agent:${id}`, ts: nowIso, payload: { agent: id, profile: { ...profile } } },
+        { topic: opts.topic ?? DEFAULT_TOPIC },
+      );
+      wire_event = { topic: e.topic, sequence_number: e.sequence_number, wire_id: e.wire.wire_id };
+    } catch (e) {
+      warnings.push(`the profile was not appended to the wire log (agent.started): ${(e as Error).message}`);
+    }
+  }
   const routed = await retryQueued(ctx, store);
-  return { profile, routed };
+  return { profile, routed, ...(wire_event ? { wire_event } : {}), ...(warnings.length ? { warnings } : {}) };
 }
 
 async function retryQueued(ctx: Ctx, store: PeerStore): Promise<Array<{ task_id: string; executor: string }>> {

@@ -4,7 +4,9 @@
  *
  * A check-in's registry update and mailbox drain happen in one critical section under the herd lock:
  * two agents checking in at the same moment are serialised, so an @anyone message goes to exactly
- * one of them. Everything is read and validated before anything is written, so a bad team.json, a
+ * one of them. Each check-in then appends an agent.heartbeat event to the wire log the transport
+ * passes in, and liveness (active / deep work / stale / unresponsive) is the wire's one
+ * `heartbeatStatus`, with its thresholds from the environment. Everything is read and validated before anything is written, so a bad team.json, a
  * hand-broken registry or journal line fails the call and leaves every file as it was.
  */
 import type { Ctx } from '../context.js';
@@ -15,6 +17,9 @@ import { globsOverlap } from '../claims/glob.js';
 import { clientSlug, roleSuffix } from '../identity/haid.js';
 import { logAction } from '../log/protocolLog.js';
 import { checkName } from '../planning/ids.js';
+import { heartbeatStatus, heartbeatThresholdsFromEnv, type HeartbeatStatus, type HeartbeatThresholds } from '../wire/liveness.js';
+import { DEFAULT_TOPIC, type WireLog } from '../wire/log.js';
+import { emitWire } from '../wire/producer.js';
 import { type AgentAddress, parseAddress, parseAgentAddress, ADDRESS_FORMS } from './address.js';
 import { type HerdMessage, MAX_BODY_CHARS, type SendLine, pendingCopies, takeFor, toMessage } from './mailbox.js';
 import { type LinkSources, type PaneAgent, findLinks, renderPane } from './pane.js';
@@ -55,8 +60,17 @@ export interface CheckinResult {
   context_tokens: number;
   context_budget: number;
   tokenizer: string;
+  /** Where the agent.heartbeat event landed in the wire log (absent without a log, or if the append failed). */
+  heartbeat_event?: { topic: string; sequence_number: number; wire_id: string };
   /** Problems that did not stop the check-in (an unreadable capsule, a repaired journal tail). */
   warnings?: string[];
+}
+
+/** What a check-in needs from the transport: the wire log its heartbeat goes to. */
+export interface HerdDeps {
+  wire?: WireLog;
+  /** Wire topic for heartbeats; default "main". */
+  topic?: string;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -191,12 +205,22 @@ export function contextPane(ctx: Ctx, who: string, registry: Record<string, Agen
   const agents = Object.values(registry).map((r) => paneAgent(r, claims));
   const mine = paneAgent(self, claims);
   const links = findLinks(mine, agents, tier.visibility, sources);
-  const text = renderPane(agents, links, { budget: tier.context_budget, tokenizer: ctx.tokenizer, nowMs: ctx.clock.now() });
+  const now = ctx.clock.now();
+  const thresholds = heartbeatThresholdsFromEnv(ctx.env);
+  const tag = (a: PaneAgent) => {
+    const h = heartbeatStatus(a.lastMs, now, thresholds);
+    return h === 'active' ? undefined : h.replace('_', ' ');
+  };
+  const text = renderPane(agents, links, { budget: tier.context_budget, tokenizer: ctx.tokenizer, nowMs: now, tag });
   return { text, tokens: text === null ? 0 : ctx.tokenizer.count(text), budget: tier.context_budget };
 }
 
-/** Record a heartbeat and status, drain the caller's messages, and return the context pane. */
-export function checkin(ctx: Ctx, input: CheckinInput): CheckinResult {
+/**
+ * Record a heartbeat and status, drain the caller's messages, return the context pane, and append
+ * an agent.heartbeat event to `deps.wire` (every transport passes its log). A failed append is a
+ * warning: the check-in itself is already recorded and its messages are already handed out.
+ */
+export async function checkin(ctx: Ctx, input: CheckinInput, deps: HerdDeps = {}): Promise<CheckinResult> {
   const me = caller(input.as);
   const status = checkStatus(input.status);
   const task = input.task === undefined || input.task === null ? input.task : checkName('task', input.task);
@@ -238,6 +262,27 @@ export function checkin(ctx: Ctx, input: CheckinInput): CheckinResult {
 
   if (dropped.length > 0) warnings.push(`${dropped.length} message(s) of a type the ${tier.name} tier no longer receives were withdrawn: ${dropped.map((d) => d.id).join(', ')}`);
   logAction(ctx, 'herd', 'checkin', `${me.text} status=${JSON.stringify(status.length > 60 ? `${status.slice(0, 57)}...` : status)} messages=${taken.length}${taken.length ? ` (${taken.map((t) => t.id).join(',')})` : ''}`);
+  let heartbeat_event: CheckinResult['heartbeat_event'];
+  if (deps.wire) {
+    try {
+      const e = await emitWire(
+        ctx,
+        deps.wire,
+        {
+          wire: '1.1',
+          stream_id: `agent:${me.text}`,
+          type: 'agent.heartbeat',
+          sender: `agent:${me.text}`,
+          ts,
+          payload: { agent: me.text, status: 'working', ...(registry[me.text]?.task ? { task_id: registry[me.text]?.task } : {}) },
+        },
+        { topic: deps.topic ?? DEFAULT_TOPIC },
+      );
+      heartbeat_event = { topic: e.topic, sequence_number: e.sequence_number, wire_id: e.wire.wire_id };
+    } catch (e) {
+      warnings.push(`the agent.heartbeat wire event was not appended: ${(e as Error).message}`);
+    }
+  }
   const pane = contextPane(ctx, me.text, registry, team, warnings);
   return {
     messages: taken.map(toMessage),
@@ -249,6 +294,7 @@ export function checkin(ctx: Ctx, input: CheckinInput): CheckinResult {
     context_tokens: pane.tokens,
     context_budget: tier.context_budget,
     tokenizer: ctx.tokenizer.name,
+    ...(heartbeat_event ? { heartbeat_event } : {}),
     ...(warnings.length ? { warnings } : {}),
   };
 }
@@ -351,13 +397,16 @@ export interface AgentView {
   checkins: number;
   /** Seconds since the last check-in by the core clock; null when never. */
   seconds_since_checkin: number | null;
+  /** Liveness by the shared thresholds (wire/liveness.ts); a member that never checked in is unresponsive. */
+  heartbeat: HeartbeatStatus;
   /** Copies waiting for this agent at its next check-in. */
   pending: number;
 }
 
 /** Every known agent with its tier, last status and last check-in, sorted by address. */
-export function listAgents(ctx: Ctx): { agents: AgentView[]; pooled: number; tornLine?: number } {
+export function listAgents(ctx: Ctx): { agents: AgentView[]; pooled: number; thresholds: HeartbeatThresholds; tornLine?: number } {
   const team = readTeam(ctx);
+  const thresholds = heartbeatThresholdsFromEnv(ctx.env);
   const registry = readRegistry(ctx);
   const j = readJournal(ctx);
   const pending = pendingCopies(j.lines);
@@ -377,8 +426,9 @@ export function listAgents(ctx: Ctx): { agents: AgentView[]; pooled: number; tor
       last_checkin: r?.last_checkin ?? null,
       checkins: r?.checkins ?? 0,
       seconds_since_checkin: last === undefined ? null : Math.max(0, Math.floor((now - last) / 1000)),
+      heartbeat: heartbeatStatus(last ?? null, now, thresholds),
       pending: pending.filter((p) => p.recipient === addr).length,
     };
   });
-  return { agents, pooled: pending.filter((p) => p.recipient === null).length, ...(j.torn ? { tornLine: j.torn } : {}) };
+  return { agents, pooled: pending.filter((p) => p.recipient === null).length, thresholds, ...(j.torn ? { tornLine: j.torn } : {}) };
 }

@@ -47,9 +47,23 @@ describe('heimdall herd (processes)', () => {
     const r = herd(p, ['checkin', '--as', 'mason.1@core', '--status', 'w1 tests', '--task', 'w1'], '');
     expect(r.stdout).toMatch(/^heartbeat_ack mason\.1@core \(Execution\)/);
     const st = herd(p, ['status']);
-    expect(st.stdout).toMatch(/^address\ttier\tlast check-in\tpending\ttask\tstatus$/m);
-    expect(st.stdout).toMatch(/^mason\.1@core\tExecution\t\d+s ago\t0\tw1\tw1 tests$/m);
+    expect(st.stdout).toMatch(/^address\ttier\theartbeat\tlast check-in\tpending\ttask\tstatus$/m);
+    expect(st.stdout).toMatch(/^mason\.1@core\tExecution\tactive\t\d+s ago\t0\tw1\tw1 tests$/m);
+    const later = runBin('heimdall', ['herd', 'status'], { planning: p, env: { HEIMDALL_NOW: new Date(Date.now() + 400_000).toISOString() } });
+    expect(later.stdout).toMatch(/^mason\.1@core\tExecution\tstale\t\d+s ago/m);
     expect(JSON.parse(herd(p, ['status', '--json']).stdout).agents.map((a: { tier: string }) => a.tier)).toEqual(['Execution', 'Leader']);
+  });
+
+  it('each CLI check-in appends an agent.heartbeat to the wire log', () => {
+    const p = planning();
+    herd(p, ['checkin', '--as', 'mason.1@core', '--status', 'one']);
+    herd(p, ['checkin', '--as', 'mason.1@core', '--status', 'two']);
+    const lines = fs.readFileSync(path.join(p, 'wire', 'main.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    expect(JSON.stringify(lines[1])).toMatch(/"type":"agent\.heartbeat".*"stream_seq":2/);
+    const bad = runBin('heimdall', ['herd', 'checkin', '--as', 'mason.1@core', '--status', 'three'], { planning: p, env: { HEIMDALL_STREAM_URL: 'http://nope' } });
+    expect(bad.code).toBe(0);
+    expect(bad.stderr).toMatch(/warning: no agent\.heartbeat wire event: HEIMDALL_STREAM_URL must be a nats:\/\/ URL/);
   });
 
   it('bad input: exit 2 for usage, 1 for a refused address, and nothing is written', () => {

@@ -2,6 +2,7 @@
 import type { Ctx } from '../../core/context.js';
 import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/handshake/handshake.js';
 import { resolveCaller } from '../../core/herd/checkin.js';
+import { withWireLog } from './herd.js';
 import { type ToolDef, defineTool } from './types.js';
 
 /** Who is calling: client_identity when given (an address or an agent id), else the herd agent behind the HAID. */
@@ -18,7 +19,10 @@ export const a2aTools: ToolDef[] = [
     description: 'Announce your session (SESSION_ANNOUNCE): model tier, tools, MCP server health, active tasks, repo state. Re-announce when they change.',
     input: { properties: { message: MESSAGE('SESSION_ANNOUNCE') }, required: ['message'] },
     output: { properties: { profile: { type: 'object' }, routed: { type: 'array' } } },
-    run: async (a, { ctx, haid }) => ({ ...(await announce(ctx, a.message, { as: caller(ctx, a.client_identity, haid) })) }),
+    run: async (a, { ctx, haid }) => {
+      const as = caller(ctx, a.client_identity, haid);
+      return { ...(await withWireLog(ctx, (wire) => announce(ctx, a.message, { as, wire }))) };
+    },
   }),
   defineTool<{ message: Record<string, unknown>; to?: string; dry_run?: boolean; client_identity?: string }>({
     name: 'a2a_dispatch',

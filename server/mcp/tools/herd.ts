@@ -3,7 +3,30 @@ import { HeimdallError } from '../../core/errors.js';
 import { checkin, resolveCaller, send } from '../../core/herd/checkin.js';
 import { HERD_MESSAGE_TYPES } from '../../core/herd/team.js';
 import type { Ctx } from '../../core/context.js';
+import type { WireLog } from '../../core/wire/log.js';
 import { type ToolDef, defineTool } from './types.js';
+
+/**
+ * Run `fn` with the wire log the environment selects, opened for this call and closed after (a
+ * check-in is a handful of calls per session; a long-lived NATS connection would outlive stdin).
+ * A log that cannot be opened is reported in `warnings`, and the call goes on without it.
+ */
+export async function withWireLog<T extends { warnings?: string[] }>(ctx: Ctx, fn: (wire: WireLog | undefined) => Promise<T>): Promise<T> {
+  const { openWireLog } = await import('../../runtime.js');
+  let wire: WireLog | undefined;
+  let problem: string | undefined;
+  try {
+    wire = await openWireLog(ctx);
+  } catch (e) {
+    problem = `wire log unavailable, no event appended: ${(e as Error).message}`;
+  }
+  try {
+    const r = await fn(wire);
+    return problem ? { ...r, warnings: [...(r.warnings ?? []), problem] } : r;
+  } finally {
+    await wire?.close();
+  }
+}
 
 function caller(ctx: Ctx, args: { client_identity?: string }, haid: string): string {
   const who = resolveCaller(ctx, args.client_identity, haid);
@@ -38,7 +61,8 @@ export const herdTools: ToolDef[] = [
       required: ['messages', 'context', 'heartbeat_ack', 'agent'],
     },
     run: async (a, { ctx, haid }) => {
-      const r = await checkin(ctx, { as: caller(ctx, a, haid), status: a.status, task: a.task, depends: a.depends });
+      const as = caller(ctx, a, haid);
+      const r = await withWireLog(ctx, (wire) => checkin(ctx, { as, status: a.status, task: a.task, depends: a.depends }, { wire }));
       return { messages: r.messages, context: r.context, heartbeat_ack: r.heartbeat_ack, agent: r.agent, tier: r.tier, ...(r.warnings ? { warnings: r.warnings } : {}) };
     },
   }),
