@@ -7,7 +7,7 @@ export { parseAddress, parseAgentAddress, isAgentAddress, ADDRESS_FORMS, type Ad
 /** Tiers and agents from .planning/herd/team.json, with the seed's table as defaults. */
 export { readTeam, writeDefaultTeam, mergeTeam, tierOf, teamFile, DEFAULT_TEAM, HERD_MESSAGE_TYPES, type TeamConfig, type TierConfig, type HerdMessageType, type Visibility } from './team.js';
 /** Check in, send, peek at the inbox, list agents (the Studio agents page). */
-export { checkin, send, peekInbox, listAgents, contextPane, knownAgents, type CheckinInput, type CheckinResult, type SendInput, type SendResult, type AgentView } from './checkin.js';
+export { checkin, send, peekInbox, listAgents, contextPane, knownAgents, resolveCaller, type HerdDeps, type CheckinInput, type CheckinResult, type SendInput, type SendResult, type AgentView } from './checkin.js';
 /** The durable mailbox's message shape. */
 export { type HerdMessage, MAX_BODY_CHARS } from './mailbox.js';
 /** The context pane, pure: links and rendering within a token budget. */
