@@ -50,3 +50,9 @@ export * from './identity/index.js';
 export * from './decisions/index.js';
 /** The wire stream: envelope 1.1, the log port, pure reducers, projector, listener and replay, liveness. */
 export * from './wire/index.js';
+/** Agents in the loop: the check-in (heartbeat, mailbox, context pane, status) and the three-message handshake. */
+export * from './herd/index.js';
+export * from './handshake/index.js';
+// Both the wire and the herd have an agent view; the wire's keeps the plain name.
+export type { AgentView } from './wire/index.js';
+export type { AgentView as HerdAgentView } from './herd/index.js';
