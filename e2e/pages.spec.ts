@@ -134,7 +134,7 @@ test.describe('each page renders real data', () => {
     await expect(page.getByTestId('streams-table')).toContainText('task:T-9:attempt:1');
     await expect(page.getByTestId('tasks-table')).toContainText('T-9');
     await expect(page.getByTestId('tasks-table')).toContainText(Object.keys(state.tasks)[0] as string);
-    await page.getByRole('button', { name: 'agent:mason' }).click();
+    await page.getByRole('button', { name: 'agent:mason', exact: true }).click();
     await expect(page.getByTestId('stream-events')).toContainText('agent.heartbeat');
     await screenshot(page, 'streams');
   });

@@ -9,7 +9,7 @@ import { LIVENESS, LIVENESS_ORDER, LivenessBadge } from './Liveness';
 /** The overview's agents card: how many in each heartbeat status, and who needs a look. */
 export function AgentsByStatus({ data }: { data: AgentList | undefined }) {
   const agents = data?.agents ?? [];
-  const attention = agents.filter((a) => a.liveness === 'stale' || a.liveness === 'unresponsive');
+  const attention = agents.filter((a) => a.heartbeat === 'stale' || a.heartbeat === 'unresponsive');
   return (
     <section aria-labelledby="agents-status-title" className="rounded-lg border border-slate-200 bg-white shadow-sm">
       <header className="flex items-start justify-between gap-3 border-b border-slate-100 px-4 py-3">
@@ -32,7 +32,7 @@ export function AgentsByStatus({ data }: { data: AgentList | undefined }) {
           <>
             <ul className="grid grid-cols-4 gap-2" data-testid="overview-agents">
               {LIVENESS_ORDER.map((s) => {
-                const n = agents.filter((a) => a.liveness === s).length;
+                const n = agents.filter((a) => a.heartbeat === s).length;
                 return (
                   <li key={s} className={cx('rounded-md border px-3 py-2', n > 0 && (s === 'stale' || s === 'unresponsive') ? 'border-amber-200 bg-amber-50/60' : 'border-slate-100 bg-slate-50/60')}>
                     <p className="flex items-center gap-1.5 text-[11px] font-medium text-slate-600">
@@ -50,7 +50,7 @@ export function AgentsByStatus({ data }: { data: AgentList | undefined }) {
               <ul className="mt-3 space-y-1 text-sm">
                 {attention.slice(0, 5).map((a) => (
                   <li key={a.address} className="flex items-center gap-2">
-                    <LivenessBadge status={a.liveness} />
+                    <LivenessBadge status={a.heartbeat} />
                     <span className="font-mono text-[12px] text-slate-800">{a.address}</span>
                     <span className="truncate text-xs text-slate-500">{a.status}</span>
                   </li>

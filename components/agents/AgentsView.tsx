@@ -10,10 +10,10 @@ import { Select, TextInput } from '@/components/ui/Field';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtAge, fmtInt, fmtTs } from '@/components/ui/format';
-import type { agentsWithLiveness } from '@/server/trpc/compose';
+import type { listAgents } from '@/server/core/herd/checkin';
 import { LIVENESS, LIVENESS_ORDER, LivenessBadge } from './Liveness';
 
-export type AgentList = ReturnType<typeof agentsWithLiveness>;
+export type AgentList = ReturnType<typeof listAgents>;
 
 const TIER_TONE: Record<string, 'violet' | 'indigo' | 'teal' | 'slate'> = { Leader: 'violet', Senior: 'indigo', Execution: 'teal', Mechanical: 'slate' };
 
@@ -23,7 +23,7 @@ export function AgentsView({ initial }: { initial: Settled<AgentList> }) {
   const wire = useQuery(trpc.streams.overview.queryOptions());
   const error = errorMessage(list.error, initial, list.data !== undefined);
   const agents = list.data?.agents ?? [];
-  const counts = Object.fromEntries(LIVENESS_ORDER.map((s) => [s, agents.filter((a) => a.liveness === s).length]));
+  const counts = Object.fromEntries(LIVENESS_ORDER.map((s) => [s, agents.filter((a) => a.heartbeat === s).length]));
   return (
     <div className="space-y-4">
       {error && <ErrorPanel message={error} />}
@@ -66,7 +66,7 @@ export function AgentsView({ initial }: { initial: Settled<AgentList> }) {
                     {a.address}
                   </th>
                   <td className="px-4 py-2">
-                    <LivenessBadge status={a.liveness} />
+                    <LivenessBadge status={a.heartbeat} />
                     <p className="text-[11px] text-slate-500">{a.seconds_since_checkin === null ? 'never checked in' : `${fmtAge(a.seconds_since_checkin * 1000)} ago`}</p>
                   </td>
                   <td className="px-4 py-2">

@@ -11,11 +11,11 @@ import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { type Settled, errorMessage, seeded } from '@/components/data/seed';
 import { useTRPC } from '@/components/trpc/react';
 import { Badge } from '@/components/ui/Badge';
-import { Select } from '@/components/ui/Field';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtInt } from '@/components/ui/format';
 import type { CapsuleNode } from '@/server/trpc/routers/capsules';
+import { CapsulePicker } from './CapsulePicker';
 import { NODE_H, NODE_W, layoutGraph } from './layout';
 
 type Mark = 'selected' | 'closure' | 'dim' | 'plain';
@@ -50,6 +50,16 @@ const CapsuleCard = memo(function CapsuleCard({ data }: NodeProps<CapsuleFlowNod
 
 const nodeTypes = { capsule: CapsuleCard };
 
+/**
+ * Where the two handles sit, given up front: React Flow otherwise renders every node once, visible
+ * or not, just to measure its handles, which for 2,000 capsules costs more than everything else.
+ */
+const HANDLE = 6;
+const HANDLES = [
+  { type: 'target' as const, position: Position.Left, x: -HANDLE / 2, y: NODE_H / 2 - HANDLE / 2, width: HANDLE, height: HANDLE },
+  { type: 'source' as const, position: Position.Right, x: NODE_W - HANDLE / 2, y: NODE_H / 2 - HANDLE / 2, width: HANDLE, height: HANDLE },
+];
+
 function isError(c: CapsuleNode): c is { id: string; error: string } {
   return 'error' in c;
 }
@@ -64,7 +74,9 @@ export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
   const caps = graph.data;
   const byId = useMemo(() => new Map((caps ?? []).map((c) => [c.id, c])), [caps]);
 
-  const closure = useQuery(trpc.capsules.closure.queryOptions({ id: selected ?? '' }, { enabled: selected !== undefined && byId.has(selected) }));
+  const selectable = selected !== undefined && byId.has(selected) && !isError(byId.get(selected) as CapsuleNode);
+  const closure = useQuery(trpc.capsules.closure.queryOptions({ id: selected ?? '' }, { enabled: selectable }));
+  const detail = useQuery(trpc.capsules.get.queryOptions({ id: selected ?? '' }, { enabled: selectable }));
   const inClosure = useMemo(() => new Set(selected && closure.data ? closure.data : []), [selected, closure.data]);
 
   const layout = useMemo(() => {
@@ -87,6 +99,7 @@ export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
         data: { id: c.id, what: isError(c) ? undefined : c.what, error: isError(c) ? c.error : undefined, mark },
         width: NODE_W,
         height: NODE_H,
+        handles: HANDLES,
         ariaLabel: `capsule ${c.id}${isError(c) ? ' (unreadable)' : c.what ? `: ${c.what}` : ''}`,
       };
     });
@@ -107,17 +120,19 @@ export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
     });
   }, [layout, selected, inClosure]);
 
-  // Large graphs open on their newest columns at a readable zoom; small ones fit the screen.
+  // Large graphs open on their newest three columns at a readable zoom (where the recent work is, and only
+  // the nodes on screen are rendered); small ones fit the screen.
   const fitTargets = useMemo(() => {
     if (!layout || nodes.length <= 200) return undefined;
-    const xs = [...layout.positions.values()].map((p) => p.x);
-    const maxX = Math.max(...xs);
-    return nodes.filter((n) => n.position.x >= maxX - 2 * (NODE_W + 80)).slice(0, 120).map((n) => ({ id: n.id }));
+    const columns = [...new Set([...layout.positions.values()].map((p) => p.x))].sort((a, b) => b - a);
+    const from = columns[Math.min(2, columns.length - 1)] ?? 0;
+    return nodes.filter((n) => n.position.x >= from).slice(0, 90).map((n) => ({ id: n.id }));
   }, [layout, nodes]);
 
   const onInit = useCallback((_: ReactFlowInstance<CapsuleFlowNode, Edge>) => setReady(true), []);
   const error = errorMessage(graph.error, initial, caps !== undefined);
   const sel = selected ? byId.get(selected) : undefined;
+  const pickerItems = useMemo(() => (caps ?? []).map((c) => ({ id: c.id, what: isError(c) ? 'unreadable' : c.what })), [caps]);
 
   return (
     <div className="grid gap-4 xl:grid-cols-[minmax(0,1fr)_24rem]">
@@ -165,7 +180,7 @@ export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
             >
               <Background gap={20} color="#e2e8f0" />
               <Controls showInteractive={false} />
-              {caps.length > 30 && <MiniMap pannable zoomable nodeColor={(n) => ((n.data as CapsuleData).mark === 'selected' ? '#6366f1' : (n.data as CapsuleData).mark === 'closure' ? '#f59e0b' : '#cbd5e1')} />}
+              {caps.length > 30 && caps.length <= 400 && <MiniMap pannable zoomable nodeColor={(n) => ((n.data as CapsuleData).mark === 'selected' ? '#6366f1' : (n.data as CapsuleData).mark === 'closure' ? '#f59e0b' : '#cbd5e1')} />}
             </ReactFlow>
           ) : (
             <p className="p-6 text-sm text-slate-500">Laying out {fmtInt(caps?.length ?? 0)} capsules…</p>
@@ -174,17 +189,7 @@ export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
       </div>
       <aside aria-label="Selected capsule" className="space-y-3">
         <div className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
-          <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
-            Capsule
-            <Select value={selected ?? ''} onChange={(e) => setSelected(e.target.value || undefined)} data-testid="capsule-picker">
-              <option value="">Select a capsule ({fmtInt(caps?.length ?? 0)})</option>
-              {(caps ?? []).map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.id}
-                </option>
-              ))}
-            </Select>
-          </label>
+          <CapsulePicker items={pickerItems} onPick={setSelected} />
           <p className="mt-3 flex flex-wrap gap-2 text-[11px] text-slate-500">
             <Badge tone="indigo">selected</Badge>
             <Badge tone="amber">in its hydration closure</Badge>
@@ -197,9 +202,13 @@ export function CapsuleGraph({ initial }: { initial: Settled<CapsuleNode[]> }) {
             {isError(sel) ? (
               <ErrorPanel className="mt-3" title="This capsule file cannot be read" message={sel.error} />
             ) : (
-              <pre className="mt-3 max-h-72 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-50 p-3 font-mono text-[12px] leading-relaxed text-slate-800" data-testid="capsule-text">
-                {sel.text}
-              </pre>
+              detail.error ? (
+                <ErrorPanel className="mt-3" title="This capsule cannot be read" message={detail.error.message} />
+              ) : (
+                <pre className="mt-3 max-h-72 overflow-auto whitespace-pre-wrap break-words rounded bg-slate-50 p-3 font-mono text-[12px] leading-relaxed text-slate-800" data-testid="capsule-text">
+                  {detail.data?.text ?? 'Reading…'}
+                </pre>
+              )
             )}
             <div className="mt-4">
               <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-500">Hydration closure</h3>

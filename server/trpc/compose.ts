@@ -8,9 +8,8 @@ import { type Capsule, listCapsuleIds, readCapsule } from '../core/capsules/caps
 import { releaseClaim } from '../core/claims/index.js';
 import type { Ctx } from '../core/context.js';
 import { appendDecision } from '../core/decisions/index.js';
-import { listAgents } from '../core/herd/index.js';
 import { spawnHaid } from '../core/identity/index.js';
-import { type HeartbeatStatus, heartbeatStatus, heartbeatThresholdsFromEnv } from '../core/wire/liveness.js';
+import { heartbeatThresholdsFromEnv } from '../core/wire/liveness.js';
 import type { WireLog } from '../core/wire/log.js';
 import { listenOnce, replay } from '../core/wire/listener.js';
 import { type AgentView as WireAgentView, viewAgent } from '../core/wire/reducers/agent.js';
@@ -22,13 +21,15 @@ import { toTrpcError } from './trpc.js';
 
 // ---- capsules -------------------------------------------------------------------------------
 
-export type CapsuleNode = Capsule | { id: string; error: string };
+/** A node of the graph: what the picture needs (the text is read when a capsule is selected). */
+export type CapsuleNode = Pick<Capsule, 'id' | 'what' | 'depends'> | { id: string; error: string };
 
 /** Every capsule, parsed; an unreadable file becomes a node carrying its error, not a failed page. */
 export function readCapsuleGraph(ctx: Ctx): CapsuleNode[] {
   return listCapsuleIds(ctx).map((id) => {
     try {
-      return readCapsule(ctx, id);
+      const c = readCapsule(ctx, id);
+      return { id: c.id, what: c.what, depends: c.depends };
     } catch (e) {
       return { id, error: toTrpcError(e).message };
     }
@@ -54,21 +55,6 @@ export function releaseClaimAsDecision(ctx: Ctx, haid: string, reason: string | 
     body: `Released from Studio: ${released.surfaces.join(', ')} (task ${released.task_ref}, ${released.status}, expiring ${released.expires_at}).\nReason: ${why}`,
   });
   return { released, decision: { id: decision.id, path: decision.path } };
-}
-
-// ---- agents ---------------------------------------------------------------------------------
-
-/** The herd's agents, each classified by the shared heartbeat thresholds from its last check-in. */
-export function agentsWithLiveness(ctx: Ctx) {
-  const list = listAgents(ctx);
-  const now = ctx.clock.now();
-  const thresholds = heartbeatThresholdsFromEnv(ctx.env);
-  return {
-    ...list,
-    now: new Date(now).toISOString(),
-    thresholds,
-    agents: list.agents.map((a) => ({ ...a, liveness: heartbeatStatus(a.last_checkin ? Date.parse(a.last_checkin) : null, now, thresholds) as HeartbeatStatus })),
-  };
 }
 
 // ---- wire stream ----------------------------------------------------------------------------
