@@ -289,6 +289,7 @@ async function serve() {
   hosts = allowedHosts(bound);
   const shown = host.includes(':') ? `[${host}]` : host;
   const url = `http://${shown}:${bound}/`;
+  if (!isLoopback(host) && !token) say(`warning: bound to ${host} without HEIMDALL_STUDIO_TOKEN; anyone who can reach this address can read and change the planning tree`);
   say(`planning tree: ${planning}`);
   say(`Studio is running at ${token ? `${url}?token=${encodeURIComponent(token)}` : url}`);
   // Once serving, an error in one request must not take the server down: log it and run on.
