@@ -61,16 +61,16 @@ export function LedgerView({ initialReport, initialEntries }: { initialReport: S
         <Card title="Savings over time" description="Per run (lines without a run are grouped by day), against today's baselines">
           <SavingsOverTime points={points} roles={rolesWithBaseline} />
         </Card>
-        <Card title="Per role" bodyClassName="p-0">
+        <Card title="Per role" bodyClassName="overflow-x-auto p-0">
           <table className="w-full text-sm" data-testid="ledger-table">
             <thead>
               <tr className="border-b border-slate-100 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
                 <th scope="col" className="px-4 py-2">Role</th>
-                <th scope="col" className="px-4 py-2 text-right">Lines</th>
-                <th scope="col" className="px-4 py-2 text-right">Counted</th>
-                <th scope="col" className="px-4 py-2 text-right">Reported</th>
-                <th scope="col" className="px-4 py-2 text-right">Baseline</th>
-                <th scope="col" className="px-4 py-2 text-right">Change</th>
+                <th scope="col" className="px-3 py-2 text-right">Lines</th>
+                <th scope="col" className="px-3 py-2 text-right">Counted</th>
+                <th scope="col" className="px-3 py-2 text-right">Reported</th>
+                <th scope="col" className="px-3 py-2 text-right">Baseline</th>
+                <th scope="col" className="px-3 py-2 text-right">Change</th>
               </tr>
             </thead>
             <tbody className="font-mono text-[13px] tabular-nums">
@@ -79,10 +79,10 @@ export function LedgerView({ initialReport, initialEntries }: { initialReport: S
                   <th scope="row" className="px-4 py-2 text-left font-sans font-medium text-slate-800">
                     {r.role}
                   </th>
-                  <td className="px-4 py-2 text-right">{fmtInt(r.entries)}</td>
-                  <td className="px-4 py-2 text-right">{fmtInt(r.counted_tokens)}</td>
-                  <td className="px-4 py-2 text-right">{fmtInt(r.reported_tokens)}</td>
-                  <td className="px-4 py-2 text-right">{r.baseline === undefined ? '—' : fmtInt(r.baseline)}</td>
+                  <td className="px-3 py-2 text-right">{fmtInt(r.entries)}</td>
+                  <td className="px-3 py-2 text-right">{fmtInt(r.counted_tokens)}</td>
+                  <td className="px-3 py-2 text-right">{fmtInt(r.reported_tokens)}</td>
+                  <td className="px-3 py-2 text-right">{r.baseline === undefined ? '—' : fmtInt(r.baseline)}</td>
                   <td className={`px-4 py-2 text-right ${r.pct !== undefined && r.pct < 0 ? 'text-emerald-700' : 'text-slate-700'}`}>{r.pct === undefined ? '—' : fmtPct(r.pct)}</td>
                 </tr>
               ))}
@@ -103,7 +103,7 @@ export function LedgerView({ initialReport, initialEntries }: { initialReport: S
                 <th scope="col" className="px-4 py-2">Role</th>
                 <th scope="col" className="px-4 py-2">Kind</th>
                 <th scope="col" className="px-4 py-2">Message</th>
-                <th scope="col" className="px-4 py-2 text-right">Tokens</th>
+                <th scope="col" className="px-3 py-2 text-right">Tokens</th>
                 <th scope="col" className="px-4 py-2">Source</th>
               </tr>
             </thead>

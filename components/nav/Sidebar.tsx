@@ -46,7 +46,9 @@ function LiveIndicator() {
 export function Sidebar({ root }: { root: string }) {
   const pathname = usePathname();
   return (
-    <nav aria-label="Studio" className="sticky top-0 flex h-screen w-56 shrink-0 flex-col bg-slate-900 text-slate-300">
+    // The dark column spans the whole page; the navigation inside it stays in view while the page scrolls.
+    <div className="w-56 shrink-0 bg-slate-900">
+    <nav aria-label="Studio" className="sticky top-0 flex h-screen w-56 flex-col text-slate-300">
       <div className="flex items-center gap-2 px-4 pb-4 pt-5">
         <span aria-hidden className="grid size-7 place-items-center rounded-md bg-indigo-500 font-mono text-sm font-bold text-white">H</span>
         <div>
@@ -88,5 +90,6 @@ export function Sidebar({ root }: { root: string }) {
         </p>
       </div>
     </nav>
+    </div>
   );
 }
