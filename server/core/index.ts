@@ -56,3 +56,7 @@ export * from './handshake/index.js';
 // Both the wire and the herd have an agent view; the wire's keeps the plain name.
 export type { AgentView } from './wire/index.js';
 export type { AgentView as HerdAgentView } from './herd/index.js';
+/** Whole-picture reads for dashboards (Studio): the capsule graph, a release recorded as a decision, the wire overview. */
+export { readCapsuleGraph, type CapsuleNode } from './capsules/graph.js';
+export { releaseClaimAsDecision } from './decisions/release.js';
+export { wireOverview, readStreamEvents, MAX_STREAM_EVENTS, type WireOverview, type StreamRow } from './wire/overview.js';

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tmpCtx } from '../../testing/fixtures.js';
+import { writeCapsule } from '../capsules/capsules.js';
+import { readCapsuleGraph } from '../capsules/graph.js';
+import { listClaims, makeClaim } from '../claims/index.js';
+import { spawnHaid } from '../identity/index.js';
+import { readDecisions } from './index.js';
+import { releaseClaimAsDecision } from './release.js';
+
+describe('release a claim as a decision', () => {
+  it('releases the holder claim and records who released it and why', () => {
+    const ctx = tmpCtx();
+    const holder = spawnHaid(ctx, 'cursor');
+    makeClaim(ctx, { haid: holder, surfaces: ['src/a/**'], task: 'T-9' });
+    const r = releaseClaimAsDecision(ctx, { haid: holder, by: spawnHaid(ctx, 'studio'), reason: 'agent went silent' });
+    expect(r.released.haid).toBe(holder);
+    expect(listClaims(ctx, { activeOnly: true }).count).toBe(0);
+    const text = fs.readFileSync(path.join(ctx.root, 'ledger/decisions.md'), 'utf8');
+    expect(text).toContain(`Released the claim of ${holder}`);
+    expect(text).toContain('Reason: agent went silent');
+    expect(text).toContain(spawnHaid(ctx, 'studio'));
+  });
+
+  it('records nothing when the release is refused', () => {
+    const ctx = tmpCtx();
+    expect(() => releaseClaimAsDecision(ctx, { haid: spawnHaid(ctx, 'nobody'), by: spawnHaid(ctx, 'studio') })).toThrow();
+    expect(readDecisions(ctx)).toHaveLength(0);
+  });
+});
+
+describe('capsule graph', () => {
+  it('lists every capsule with its dependencies and turns a broken file into an error node', () => {
+    const ctx = tmpCtx();
+    writeCapsule(ctx, 'w1', { what: 'engine', where: 'F12' });
+    writeCapsule(ctx, 'w2', { what: 'diff', where: 'F13', depends: ['w1'] });
+    fs.writeFileSync(path.join(ctx.paths.capsulesDir, 'bad.md'), 'no field here\n');
+    const g = readCapsuleGraph(ctx);
+    expect(g).toEqual([
+      { id: 'bad', error: expect.stringMatching(/bad\.md:1: expected "field: value"/) },
+      { id: 'w1', what: 'engine', depends: [] },
+      { id: 'w2', what: 'diff', depends: ['w1'] },
+    ]);
+  });
+});
