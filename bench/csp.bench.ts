@@ -25,21 +25,12 @@ import type { CspBody, CspDocument, CspMessage, Priority, ResultStatus } from '.
 import { validateMessage } from '../server/core/messages/validate.js';
 import { o200kTokenizer } from '../server/core/tokens/tokenizer.js';
 import { SEED_BLOCKS } from '../server/core/csp/fixtures/seed-examples.js';
+import { mulberry32 } from '../server/testing/prng.js';
 
 // ---------------------------------------------------------------------------------------------
 // The message set
 
-/** mulberry32: a tiny seeded PRNG, so the generated set is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const AGENTS = ['CODE_EXP', 'WEB_RES', 'REF_FIND', 'CODER'] as const;
 const WORK: { agent: (typeof AGENTS)[number]; req: string; in: string[]; out: string; data: string; cause: string; next: string }[] = [

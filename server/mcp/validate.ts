@@ -2,26 +2,8 @@
  * Tool arguments are checked against the tool's own `inputSchema` (the schema an agent reads in
  * tools/list is the one that is enforced). An error names each problem and shows the expected call.
  */
-import { createRequire } from 'node:module';
+import { type AjvError, type AjvFn, getAjv } from '../core/messages/ajv.js';
 import type { JsonSchema, ObjectSchema } from './tools/types.js';
-
-interface AjvError {
-  instancePath: string;
-  keyword: string;
-  params: Record<string, unknown>;
-  message?: string;
-}
-type AjvFn = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
-
-let ajv: { compile(schema: object): AjvFn } | undefined;
-function getAjv() {
-  if (!ajv) {
-    const require = createRequire(import.meta.url);
-    const Ajv = require('ajv').default as new (opts: object) => { compile(schema: object): AjvFn };
-    ajv = new Ajv({ allErrors: true, strict: false });
-  }
-  return ajv;
-}
 
 function typeText(s: JsonSchema): string {
   if (s.type === 'array') return `${s.items ? typeText(s.items) : 'any'}[]`;

@@ -18,19 +18,22 @@ export interface ValidationResult {
 
 export type Validator = (data: unknown) => ValidationResult;
 
-interface AjvError {
+/** One ajv error, as ajv reports it (for transports that word their own messages). */
+export interface AjvError {
   instancePath: string;
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
 }
-type AjvFn = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+/** A compiled ajv validator. */
+export type AjvFn = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 interface AjvInstance {
   compile(schema: object): AjvFn;
 }
 
 let ajv: AjvInstance | undefined;
-function getAjv(): AjvInstance {
+/** The one ajv instance of the process (allErrors, non-strict), loaded on first use. */
+export function getAjv(): AjvInstance {
   if (!ajv) {
     const require = createRequire(import.meta.url);
     const Ajv = require('ajv').default as new (opts: object) => AjvInstance;

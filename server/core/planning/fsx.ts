@@ -146,21 +146,22 @@ export function readLines(file: string): LinesRead {
   return { lines };
 }
 
+/** ` at line L, column C` for a JSON.parse error on `text` ('' when the engine gave no position). */
+export function jsonErrorLocation(text: string, error: unknown): string {
+  const m = /position (\d+)/.exec((error as Error).message);
+  if (!m) return '';
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos);
+  return ` at line ${before.split('\n').length}, column ${pos - before.lastIndexOf('\n')}`;
+}
+
 /** Parse JSON text, turning a syntax error into an error that names the file and line. */
 export function parseJsonFile(file: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
     const msg = (e as Error).message;
-    const m = /position (\d+)/.exec(msg);
-    let where = '';
-    if (m) {
-      const pos = Number(m[1]);
-      const before = text.slice(0, pos);
-      const line = before.split('\n').length;
-      const col = pos - before.lastIndexOf('\n');
-      where = ` at line ${line}, column ${col}`;
-    }
+    const where = jsonErrorLocation(text, e);
     throw new HeimdallError(
       'environment',
       `${file} is not valid JSON${where} (${msg}). The file was left untouched; fix it by hand or restore it from git.`,

@@ -5,6 +5,7 @@
  */
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
+import { jsonErrorLocation } from '../planning/fsx.js';
 import { logAction } from '../log/protocolLog.js';
 import { formatErrors, validateDraft, wireLimits } from './envelope.js';
 import { type Appended, DEFAULT_TOPIC, type WireLog, checkTopic } from './log.js';
@@ -28,15 +29,7 @@ export function parseWireJson(text: string, source = 'stdin'): unknown {
   try {
     return JSON.parse(text);
   } catch (e) {
-    const msg = (e as Error).message;
-    const m = /position (\d+)/.exec(msg);
-    let where = '';
-    if (m) {
-      const pos = Number(m[1]);
-      const before = text.slice(0, pos);
-      where = ` at line ${before.split('\n').length}, column ${pos - before.lastIndexOf('\n')}`;
-    }
-    throw new HeimdallError('invalid', `the wire on ${source} is not valid JSON${where} (${msg}); nothing was appended`);
+    throw new HeimdallError('invalid', `the wire on ${source} is not valid JSON${jsonErrorLocation(text, e)} (${(e as Error).message}); nothing was appended`);
   }
 }
 

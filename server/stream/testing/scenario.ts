@@ -4,18 +4,9 @@
  * updates, blocked tasks and a sprinkling of duplicates. `scenario(n)` returns about n wires.
  */
 import type { WireDraft } from '../../core/wire/types.js';
+import { mulberry32 } from '../../testing/prng.js';
 
-/** A small seeded PRNG (mulberry32), so every run builds the same history. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = mulberry32;
 
 export interface ScenarioOptions {
   seed?: number;
