@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Ctx, makeCtx } from '../core/context.js';
+import { HeimdallError } from '../core/errors.js';
 import { fixedClock, sequentialIds } from '../core/ports.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -56,4 +57,15 @@ export function runConcurrently(n: number, make: (i: number) => { name: string; 
       });
     }),
   );
+}
+
+/** The HeimdallError `fn` throws (to assert on its code and details); fails if it throws nothing or something else. */
+export function thrown(fn: () => unknown): HeimdallError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof HeimdallError) return e;
+    throw e;
+  }
+  throw new Error('expected a HeimdallError');
 }

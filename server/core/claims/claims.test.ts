@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Ctx, makeCtx } from '../context.js';
-import { HeimdallError } from '../errors.js';
 import { registerHaid, retireHaid, rootHaid } from '../identity/registry.js';
 import { tailLog } from '../log/protocolLog.js';
 import { fixedClock, sequentialIds } from '../ports.js';
 import { checkCollisions, claimsFile, listClaims, makeClaim, readClaims, releaseClaim } from './claims.js';
+import { thrown } from '../../testing/fixtures.js';
 
 const T0 = Date.parse('2026-06-11T12:00:00Z');
 const dirs: string[] = [];
@@ -25,15 +25,6 @@ afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-function thrown(fn: () => unknown): HeimdallError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof HeimdallError) return e;
-    throw e;
-  }
-  throw new Error('expected a HeimdallError');
-}
 
 describe('makeClaim', () => {
   it('records holder, surfaces, task_ref with the HAID woven in, created and expiry times', () => {

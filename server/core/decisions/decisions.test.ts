@@ -5,13 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeCapsule } from '../capsules/capsules.js';
 import { makeClaim } from '../claims/claims.js';
 import { makeCtx } from '../context.js';
-import { HeimdallError } from '../errors.js';
 import { rootHaid } from '../identity/registry.js';
 import { tailLog } from '../log/protocolLog.js';
 import { fixedClock, sequentialIds } from '../ports.js';
 import { completedDir, readLedgerCapsules } from './capsules.js';
 import { conflictsDir, raiseConflictPr } from './conflicts.js';
 import { appendDecision, decisionsFile, readDecisions } from './decisions.js';
+import { thrown } from '../../testing/fixtures.js';
 
 const T0 = Date.parse('2026-06-11T12:07:27Z');
 const dirs: string[] = [];
@@ -27,15 +27,6 @@ function setup() {
 afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
-function thrown(fn: () => unknown): HeimdallError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof HeimdallError) return e;
-    throw e;
-  }
-  throw new Error('expected a HeimdallError');
-}
 
 describe('appendDecision', () => {
   it('appends HAID-attributed, timestamped entries; earlier bytes are never rewritten', () => {

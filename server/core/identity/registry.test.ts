@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeCtx } from '../context.js';
-import { HeimdallError } from '../errors.js';
 import { tailLog } from '../log/protocolLog.js';
 import { fixedClock, randomIds, sequentialIds } from '../ports.js';
 import { checkHaid, clientSlug, deriveSpawnHaid, roleSuffix } from './haid.js';
@@ -18,6 +17,7 @@ import {
   spawnAndRegister,
   spawnHaid,
 } from './registry.js';
+import { thrown } from '../../testing/fixtures.js';
 
 const T0 = Date.parse('2026-06-11T12:00:00Z');
 const dirs: string[] = [];
@@ -30,15 +30,6 @@ function setup(env: Record<string, string> = {}) {
 afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
-function thrown(fn: () => unknown): HeimdallError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof HeimdallError) return e;
-    throw e;
-  }
-  throw new Error('expected a HeimdallError');
-}
 
 describe('HAID syntax', () => {
   it.each(['h-1a2b3c4d', 'h-1a2b3c4d/cursor', 'h-1/claude-code/w2', 'a.b_c-d/e'])('accepts %s', (h) => expect(checkHaid(h)).toBe(h));
