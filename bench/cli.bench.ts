@@ -12,12 +12,8 @@ import { validateMessage } from '../server/core/messages/validate.js';
 import { setSymbol } from '../server/core/symbols/symbols.js';
 import { setFact } from '../server/core/blackboard/blackboard.js';
 import { initPlanning } from '../server/core/planning/init.js';
+import { median } from './stats.js';
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
 
 function wall(cmd: string, args: string[], env: NodeJS.ProcessEnv): number {
   const t = process.hrtime.bigint();

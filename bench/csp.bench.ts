@@ -26,6 +26,7 @@ import { validateMessage } from '../server/core/messages/validate.js';
 import { o200kTokenizer } from '../server/core/tokens/tokenizer.js';
 import { SEED_BLOCKS } from '../server/core/csp/fixtures/seed-examples.js';
 import { mulberry32 } from '../server/testing/prng.js';
+import { median } from './stats.js';
 
 // ---------------------------------------------------------------------------------------------
 // The message set
@@ -137,11 +138,6 @@ function prose(doc: CspDocument): string {
 // ---------------------------------------------------------------------------------------------
 // Measurement
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
 
 /** Messages per second: median of `runs` timed runs, each over `reps` passes of the set. */
 function speed(items: unknown[], fn: (x: unknown) => boolean, runs: number, reps: number): number {

@@ -15,12 +15,8 @@ import { rootHaid } from '../server/core/identity/registry.js';
 import { isoSeconds } from '../server/core/ports.js';
 import { PROTOCOL_VERSION } from '../server/core/planning/version.js';
 import { o200kTokenizer } from '../server/core/tokens/tokenizer.js';
+import { median } from './stats.js';
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
 
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -15,6 +15,7 @@ import { renderCapsule } from '../server/core/capsules/capsules.js';
 import { makeCtx } from '../server/core/context.js';
 import { formatLogLine } from '../server/core/log/protocolLog.js';
 import { initPlanning } from '../server/core/planning/init.js';
+import { median } from './stats.js';
 
 const LOG_LINES = 100_000;
 const CAPSULES = 2_000;
@@ -23,11 +24,6 @@ const PORT = 39180;
 const TARGET_LOG_MS = 1_500;
 const TARGET_GRAPH_MS = 2_000;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
 
 /** A deterministic pseudo-random sequence, so every run measures the same tree. */
 function rng(seed: number): () => number {

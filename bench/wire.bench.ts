@@ -23,14 +23,10 @@ import { FileWireLog } from '../server/stream/fileLog.js';
 import { scenario } from '../server/stream/testing/scenario.js';
 import { NATS_URL, requireJetStream, requirePostgres, uniquePrefix } from '../server/stream/testing/services.js';
 import { CLI, runWorkers, start } from '../server/stream/testing/spawn.js';
+import { median } from './stats.js';
 
 const RUNS = Math.max(1, Number(process.env.WIRE_BENCH_RUNS ?? 3));
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const log = (msg: string) => process.stderr.write(`bench wire: ${msg}\n`);
