@@ -14,6 +14,12 @@ export interface Ctx {
   tokenizer: Tokenizer;
   /** Environment variables the core may consult (thresholds, URLs); never process.env directly. */
   env: Record<string, string | undefined>;
+  /**
+   * The HAID the current writes are made for, when the transport knows the caller (an MCP session,
+   * Studio's operator, an agent session named by HEIMDALL_AGENT). protocol.log records it as the
+   * line's author. Unset: the line has no author (a plain CLI call).
+   */
+  actor?: string;
 }
 
 export function makeCtx(root: string, opts: Partial<Omit<Ctx, 'root' | 'paths'>> = {}): Ctx {
@@ -24,5 +30,6 @@ export function makeCtx(root: string, opts: Partial<Omit<Ctx, 'root' | 'paths'>>
     ids: opts.ids ?? randomIds,
     tokenizer: opts.tokenizer ?? o200kTokenizer,
     env: opts.env ?? {},
+    ...(opts.actor ? { actor: opts.actor } : {}),
   };
 }

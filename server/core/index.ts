@@ -35,7 +35,9 @@ export { buildBrief, renderBrief, type Brief, type BriefInput } from './briefs/b
 /** Mechanism 5: the blackboard. */
 export { readFacts, setFact, getFact, deleteFact } from './blackboard/blackboard.js';
 /** Mechanism 6: the token ledger. */
-export { logTokens, readLedger, readBaselines, setBaseline, computeDelta, report, formatPct, type LedgerEntry, type Delta, type LedgerReport } from './ledger/ledger.js';
+export { logTokens, logTokensBatch, readLedger, readBaselines, setBaseline, computeDelta, report, formatPct, type LedgerEntry, type LogInput, type Delta, type LedgerReport } from './ledger/ledger.js';
+/** Measured runs: a run's record (what, when, which workspace and tokenizer, what each arm is) beside its ledger lines. */
+export { ARMS, isArm, armOf, recordRun, readRun, listRuns, type Arm, type RunRecord, type RunInput } from './ledger/runs.js';
 /** The gate adapter: report.json -> reference-only gate_report. */
 export { gateToMessage, type GateMessage } from './gate/gate.js';
 /** The measured demo. */

@@ -8,10 +8,11 @@
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { logAction } from '../log/protocolLog.js';
-import { appendLine, readLines } from '../planning/fsx.js';
+import { appendLine, appendLines, readLines } from '../planning/fsx.js';
 import { checkName } from '../planning/ids.js';
 import { isNonNegInt, readVersionedMap, updateVersionedMap } from '../planning/state.js';
 import { isoSeconds } from '../ports.js';
+import { ARMS, type Arm, armOf, isArm } from './runs.js';
 
 export interface LedgerEntry {
   ts: string;
@@ -24,6 +25,11 @@ export interface LedgerEntry {
   tokenizer?: string;
   /** Optional run id, so one demo or bench run can be reported on its own. */
   run?: string;
+  /** Which arm of its run the line belongs to (runs.ts); absent means a measured (v2) line. */
+  arm?: Arm;
+  /** The GSD phase and plan a bench line measures. */
+  phase?: string;
+  plan?: string;
 }
 
 export interface LogInput {
@@ -34,13 +40,38 @@ export interface LogInput {
   /** Counted with the tokenizer when `tokens` is absent. */
   text?: string;
   run?: string;
+  arm?: Arm;
+  phase?: string;
+  plan?: string;
 }
 
 export function logTokens(ctx: Ctx, input: LogInput): LedgerEntry {
+  const entry = ledgerEntry(ctx, input);
+  appendLine(ctx.paths.ledger, JSON.stringify(entry));
+  logAction(ctx, 'ledger', 'log', `${entry.role}/${entry.kind}=${entry.tokens}`);
+  return entry;
+}
+
+/**
+ * Log many lines at once (a bench run): one locked append of all lines and one protocol.log line,
+ * instead of one of each per line.
+ */
+export function logTokensBatch(ctx: Ctx, inputs: LogInput[], summary: string): LedgerEntry[] {
+  const entries = inputs.map((i) => ledgerEntry(ctx, i));
+  if (entries.length === 0) return entries;
+  appendLines(ctx.paths.ledger, entries.map((e) => JSON.stringify(e)));
+  logAction(ctx, 'ledger', 'log', `${entries.length} lines: ${summary}`);
+  return entries;
+}
+
+function ledgerEntry(ctx: Ctx, input: LogInput): LedgerEntry {
   checkName('role', input.role);
   checkName('kind', input.kind);
   checkName('msg', input.msgId);
   if (input.run !== undefined) checkName('run', input.run);
+  if (input.arm !== undefined && !isArm(input.arm)) throw new HeimdallError('usage', `--arm must be one of ${ARMS.join(', ')}, got ${JSON.stringify(input.arm)}`);
+  if (input.phase !== undefined) checkName('phase', input.phase);
+  if (input.plan !== undefined) checkName('plan', input.plan);
   let entry: LedgerEntry;
   if (input.tokens !== undefined) {
     if (!isNonNegInt(input.tokens)) throw new HeimdallError('usage', `--tokens must be a non-negative integer, got ${input.tokens}`);
@@ -58,8 +89,9 @@ export function logTokens(ctx: Ctx, input: LogInput): LedgerEntry {
     };
   }
   if (input.run) entry.run = input.run;
-  appendLine(ctx.paths.ledger, JSON.stringify(entry));
-  logAction(ctx, 'ledger', 'log', `${entry.role}/${entry.kind}=${entry.tokens}`);
+  if (input.arm) entry.arm = input.arm;
+  if (input.phase) entry.phase = input.phase;
+  if (input.plan) entry.plan = input.plan;
   return entry;
 }
 
@@ -130,7 +162,8 @@ export function computeDelta(ctx: Ctx, role: string, opts: { run?: string } = {}
     throw new HeimdallError('not_found', `no baseline for role ${role}; record one with: heimdall-ledger baseline --role ${role} --tokens N`);
   }
   const { entries, tornLine } = readLedger(ctx);
-  const measured = entries.filter((e) => e.role === role && (opts.run === undefined || e.run === opts.run)).reduce((s, e) => s + e.tokens, 0);
+  // v1 and lean lines are a run's comparison arms, never part of what Heimdall measured.
+  const measured = entries.filter((e) => e.role === role && armOf(e) === 'v2' && (opts.run === undefined || e.run === opts.run)).reduce((s, e) => s + e.tokens, 0);
   const pct = baseline === 0 ? 0 : ((measured - baseline) / baseline) * 100;
   const line = `${role}: ${baseline} -> ${measured} tokens (v1 baseline -> measured; ${formatPct(pct)})`;
   return { role, baseline, measured, pct: Math.round(pct), line, tokenizer: ctx.tokenizer.name, ...(tornLine ? { tornLine } : {}) };
@@ -160,6 +193,7 @@ export function report(ctx: Ctx, opts: { run?: string } = {}): LedgerReport {
   const byRole = new Map<string, RoleReport>();
   for (const e of entries) {
     if (opts.run !== undefined && e.run !== opts.run) continue;
+    if (armOf(e) !== 'v2') continue;
     const r = byRole.get(e.role) ?? { role: e.role, entries: 0, tokens: 0, counted_tokens: 0, reported_tokens: 0 };
     r.entries++;
     r.tokens += e.tokens;

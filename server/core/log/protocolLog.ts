@@ -1,7 +1,12 @@
 /**
  * protocol.log: one plain-text, tab-separated line per action,
- * `ISO-8601-UTC<TAB>mechanism<TAB>action<TAB>detail`. Nothing is encoded beyond escaping tabs and
- * newlines inside fields, so a person can read it with `tail`.
+ * `ISO-8601-UTC<TAB>mechanism<TAB>action<TAB>detail[<TAB>author]`. Nothing is encoded beyond escaping
+ * tabs and newlines inside fields, so a person can read it with `tail`.
+ *
+ * The optional fifth field is the author: the HAID of the agent or person the write was made for
+ * (`ctx.actor`, set by the transport that knows the caller: an MCP session, Studio's operator, a CLI
+ * run with HEIMDALL_AGENT). Lines without it are the seed's four-field lines and still parse; fields
+ * are escaped, so a raw tab can only ever separate fields.
  */
 import type { Ctx } from '../context.js';
 import { appendLine, readLines } from '../planning/fsx.js';
@@ -15,26 +20,34 @@ export interface LogEntry {
   detail: string;
   /** 1-based line number in protocol.log. */
   line: number;
+  /** Who the write was made for (a HAID), when the transport knew. */
+  author?: string;
 }
 
-export function formatLogLine(ts: string, mechanism: string, action: string, detail: string): string {
-  return [ts, escapeField(mechanism), escapeField(action), escapeField(detail)].join('\t');
+export function formatLogLine(ts: string, mechanism: string, action: string, detail: string, author?: string): string {
+  const fields = [ts, escapeField(mechanism), escapeField(action), escapeField(detail)];
+  if (author !== undefined && author !== '') fields.push(escapeField(author));
+  return fields.join('\t');
 }
 
-/** Append one action to protocol.log. */
+/** Append one action to protocol.log, attributed to `ctx.actor` when the caller is known. */
 export function logAction(ctx: Ctx, mechanism: string, action: string, detail: string): void {
-  appendLine(ctx.paths.protocolLog, formatLogLine(isoSeconds(ctx.clock.now()), mechanism, action, detail));
+  appendLine(ctx.paths.protocolLog, formatLogLine(isoSeconds(ctx.clock.now()), mechanism, action, detail, ctx.actor));
 }
 
 export function parseLogLine(text: string, line: number): LogEntry {
-  const [ts = '', mechanism = '', action = '', ...rest] = text.split('\t');
-  return {
+  const [ts = '', mechanism = '', action = '', detail = '', author, ...extra] = text.split('\t');
+  const entry: LogEntry = {
     ts,
     mechanism: unescapeField(mechanism),
     action: unescapeField(action),
-    detail: unescapeField(rest.join('\t')),
+    // A hand-written line may carry raw tabs beyond the fifth field: keep them in the detail's tail
+    // rather than dropping text.
+    detail: unescapeField(extra.length ? [detail, author ?? '', ...extra].join('\t') : detail),
     line,
   };
+  if (author !== undefined && author !== '' && extra.length === 0) entry.author = unescapeField(author);
+  return entry;
 }
 
 export interface LogTail {

@@ -113,6 +113,23 @@ export function appendLine(file: string, line: string): void {
   withLock(file, () => appendLineUnlocked(file, line));
 }
 
+/** Append several lines with one write, under the file's lock. */
+export function appendLines(file: string, lines: string[]): void {
+  for (const line of lines) {
+    if (line.includes('\n')) throw new HeimdallError('internal', `refusing to append a line containing a newline to ${file}`);
+  }
+  if (lines.length === 0) return;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  withLock(file, () => {
+    const fd = fs.openSync(file, 'a');
+    try {
+      fs.writeSync(fd, lines.map((l) => `${l}\n`).join(''));
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+}
+
 /** Append without taking the lock: for callers already holding it. */
 export function appendLineUnlocked(file: string, line: string): void {
   const fd = fs.openSync(file, 'a');
