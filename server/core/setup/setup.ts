@@ -255,6 +255,12 @@ export function applySetup(plan: SetupPlan): PlannedFile[] {
     if (f.before !== null) modes.set(f.path, fs.statSync(f.path).mode);
   }
   const done: PlannedFile[] = [];
+  // Folders this run creates, so a failed run takes them away again (deepest first).
+  const createdDirs: string[] = [];
+  for (const f of changed) {
+    for (let d = path.dirname(f.path); !fs.existsSync(d) && !createdDirs.includes(d); d = path.dirname(d)) createdDirs.push(d);
+  }
+  createdDirs.sort((a, b) => b.length - a.length);
   for (const f of changed) {
     try {
       writeChecked(f, f.after, modes.get(f.path));
@@ -268,6 +274,13 @@ export function applySetup(plan: SetupPlan): PlannedFile[] {
           restored.push(w.display);
         } catch {
           /* reported below: the message lists only what was restored */
+        }
+      }
+      for (const d of createdDirs) {
+        try {
+          fs.rmdirSync(d);
+        } catch {
+          /* not empty (someone else wrote there) or already gone: leave it */
         }
       }
       throw new HeimdallError(
