@@ -68,6 +68,11 @@ describe('setJsonValue', () => {
     expect(setJsonValue(after, JSON_, 'f', ['mcpServers', 'heimdall', 'command'], 'npx')).toBe(after);
   });
 
+  it('leaves a value that is already right alone, however the user formatted it', () => {
+    const before = '{"s": {"heimdall": {"args": [ "--no-install" ,\n "heimdall-ledger-mcp" ]}}}';
+    expect(setJsonValue(before, JSON_, 'f', ['s', 'heimdall', 'args'], ['--no-install', 'heimdall-ledger-mcp'])).toBe(before);
+  });
+
   it('keeps an object written on one line on one line', () => {
     const before = '{ "mcpServers": { "heimdall-ledger": { "command": "bin/heimdall-ledger-mcp" } } }\n';
     const after = setJsonValue(before, JSON_, 'f', ['mcpServers', 'heimdall'], { command: 'npx', args: ['x'] });

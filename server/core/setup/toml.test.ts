@@ -127,6 +127,11 @@ command = "x"
     expect(upsert(after)).toBe(after);
   });
 
+  it('leaves a value that is already right alone, however the user formatted it', () => {
+    const user = "[mcp_servers.heimdall]\ncommand = 'npx'\nargs = [ # launcher\n  \"--no-install\",\n  'heimdall-ledger-mcp',\n]\nenv_vars = [ 'HEIMDALL_AGENT' ]\n";
+    expect(upsert(user)).toBe(user);
+  });
+
   it('accepts HEIMDALL_AGENT already forwarded as a plain name or a {name = ...} entry', () => {
     const plain = '[mcp_servers.heimdall]\ncommand = "npx"\nargs = ["--no-install", "heimdall-ledger-mcp"]\nenv_vars = ["HEIMDALL_AGENT"]\n';
     expect(upsert(plain)).toBe(plain);
