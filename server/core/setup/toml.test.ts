@@ -50,7 +50,7 @@ trust_level = "trusted"
 describe('parseToml', () => {
   it('reads a realistic config: strings of every kind, numbers, dates, arrays over lines, inline tables, arrays of tables', () => {
     const s = parseToml(USER_CONFIG, 'c');
-    const headers = s.filter((x) => x.kind !== 'keyval').map((x) => (x.kind === 'keyval' ? '' : `${x.kind}:${x.path.join('.')}`));
+    const headers = s.flatMap((x) => (x.kind === 'keyval' ? [] : [`${x.kind}:${x.path.join('.')}`]));
     expect(headers).toEqual(['table:mcp_servers.docs', 'table:mcp_servers.docs.tools.search', 'arrayTable:profiles.fast.hooks', 'arrayTable:profiles.fast.hooks', 'table:projects./home/me/code/app']);
     const notes = s.find((x) => x.kind === 'keyval' && x.key[0] === 'notes');
     expect(notes?.kind === 'keyval' && notes.value.type === 'string' && notes.value.value).toBe('  a [fake.table] inside a string\n  and "quotes" continued');
