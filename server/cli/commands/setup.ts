@@ -35,7 +35,7 @@ export const command: Command = {
     const dryRun = bool(p, 'dry-run');
     const written = dryRun ? [] : applySetup(plan);
     const changed = plan.files.some((f) => f.action !== 'unchanged');
-    const warnings = detected.warning ? [detected.warning] : [];
+    const warnings = [...(detected.warning ? [detected.warning] : []), ...plan.warnings];
 
     if (bool(p, 'json')) {
       printJson(io, {

@@ -248,6 +248,23 @@ describe('several clients in one run', () => {
   });
 });
 
+describe('a second Heimdall entry under another name', () => {
+  it('is reported, not removed, in JSON and in TOML; unrelated servers are not', () => {
+    const root = repo({
+      '.mcp.json': '{ "mcpServers": { "heimdall-ledger": { "command": "bin/heimdall-ledger-mcp" }, "gh": { "command": "gh" } } }\n',
+      '.codex/config.toml': '[mcp_servers.old]\ncommand = "npx"\nargs = ["--no-install", "heimdall-ledger-mcp"]\n\n[mcp_servers.gh]\ncommand = "gh"\n',
+    });
+    const plan = setup(root, ['claude-code', 'codex']);
+    expect(plan.warnings).toEqual([
+      '.mcp.json also starts heimdall-ledger-mcp as "heimdall-ledger": Claude Code would then offer every Heimdall tool twice. Remove that entry by hand; setup leaves it alone.',
+      '.codex/config.toml also starts heimdall-ledger-mcp as "old": Codex would then offer every Heimdall tool twice. Remove that entry by hand; setup leaves it alone.',
+    ]);
+    expect(JSON.parse(read(root, '.mcp.json')).mcpServers['heimdall-ledger']).toEqual({ command: 'bin/heimdall-ledger-mcp' });
+    expect(read(root, '.codex/config.toml')).toContain('[mcp_servers.old]\ncommand = "npx"\n');
+    expect(planSetup({ root: repo(), clients: ['cursor', 'codex'], launcher: LAUNCHER }).warnings).toEqual([]);
+  });
+});
+
 describe('files setup cannot use', () => {
   it('refuses a directory where a file goes, a file where a folder goes, bytes that are not UTF-8, and an oversized file', () => {
     const dirCase = repo();

@@ -17,7 +17,7 @@ import { type ClientName, type ClientSpec, type Launcher, AGENT_ENV, SERVER_NAME
 import { unifiedDiff } from './diff.js';
 import { type JsonDialect, type JsonNode, type JsonValue, formatJson, parseJsonDocument, setJsonValue } from './jsonc.js';
 import { upsertSection } from './section.js';
-import { upsertTomlTable } from './toml.js';
+import { parseToml, upsertTomlTable } from './toml.js';
 
 /** Config and instruction files larger than this are refused rather than read whole. */
 export const MAX_SETUP_FILE_BYTES = 1024 * 1024;
@@ -54,6 +54,8 @@ export interface SetupPlan {
   files: PlannedFile[];
   /** What the user does next, per client. */
   next: { client: ClientName; label: string; lines: string[] }[];
+  /** Things the user should know that setup will not change for them (e.g. a second Heimdall entry). */
+  warnings: string[];
 }
 
 const JSON_DIALECT: Record<'json' | 'jsonc', JsonDialect> = { json: { comments: false }, jsonc: { comments: true } };
@@ -140,6 +142,39 @@ function editMcp(spec: ClientSpec, display: string, text: string | null): string
   return editMcpJson(spec, display, text);
 }
 
+const mentionsServer = (v: unknown): boolean => (typeof v === 'string' ? v.includes(SERVER_PROGRAM) : Array.isArray(v) && v.some(mentionsServer));
+
+/**
+ * Other entries of the same file that start Heimdall's server under another name (an older
+ * `heimdall-ledger` entry, say): two entries mean every tool twice, so the user is told. Setup does
+ * not remove them: they are the user's.
+ */
+function otherHeimdallEntries(spec: ClientSpec, display: string, text: string): string[] {
+  const t = spec.mcp;
+  const names: string[] = [];
+  if (t.format === 'toml') {
+    const table = t.key.slice(0, -1);
+    for (const s of parseToml(text, display)) {
+      if (s.kind !== 'keyval' || s.table.length !== table.length + 1 || !table.every((p, i) => s.table[i] === p)) continue;
+      const name = s.table[table.length] as string;
+      const v = s.value;
+      const plain = v.type === 'string' ? v.value : v.type === 'array' ? v.items.map((i) => (i.type === 'string' ? i.value : '')) : '';
+      if (name !== SERVER_NAME && (s.key[0] === 'command' || s.key[0] === 'args') && mentionsServer(plain) && !names.includes(name)) names.push(name);
+    }
+  } else {
+    const servers = findMember(parseJsonDocument(text, JSON_DIALECT[t.format], display), t.key[0] as string);
+    if (servers?.kind === 'object') {
+      for (const m of servers.members) {
+        const cmd = findMember(m.value, 'command');
+        const args = findMember(m.value, 'args');
+        const plain = [cmd?.kind === 'string' ? cmd.value : '', ...(args?.kind === 'array' ? args.items.map((i) => (i.kind === 'string' ? i.value : '')) : [])];
+        if (m.key !== SERVER_NAME && mentionsServer(plain) && !names.includes(m.key)) names.push(m.key);
+      }
+    }
+  }
+  return names.map((n) => `${display} also starts ${SERVER_PROGRAM} as ${JSON.stringify(n)}: ${spec.label} would then offer every Heimdall tool twice. Remove that entry by hand; setup leaves it alone.`);
+}
+
 function displayOf(root: string, abs: string): { display: string; outside: boolean } {
   const rel = path.relative(root, abs);
   const outside = rel === '' || rel.startsWith('..') || path.isAbsolute(rel);
@@ -179,14 +214,19 @@ export function planSetup(opts: SetupOptions): SetupPlan {
     f.after = next;
   };
   const next: SetupPlan['next'] = [];
+  const warnings: string[] = [];
   for (const client of clients) {
     const spec = clientSpec(client, { launcher: opts.launcher, codexUserHome: client === 'codex' ? opts.codexUserHome : undefined });
-    touch(spec.mcp.file, 'mcp-config', client, (display, text) => editMcp(spec, display, text));
+    touch(spec.mcp.file, 'mcp-config', client, (display, text) => {
+      const out = editMcp(spec, display, text);
+      warnings.push(...otherHeimdallEntries(spec, display, out));
+      return out;
+    });
     touch(spec.instructions, 'instructions', client, (display, text) => upsertSection(text ?? '', display, instructionsSection(spec.instructions)));
     next.push({ client, label: spec.label, lines: spec.next });
   }
   for (const f of files.values()) f.action = f.before === null ? 'create' : f.before === f.after ? 'unchanged' : 'update';
-  return { root: opts.root, clients, launcher: opts.launcher, files: [...files.values()], next };
+  return { root: opts.root, clients, launcher: opts.launcher, files: [...files.values()], next, warnings };
 }
 
 /** The unified diff of every file the plan would create or change ('' when there is nothing to do). */
