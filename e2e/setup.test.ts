@@ -193,6 +193,10 @@ describe('heimdall setup refuses bad input clearly and changes nothing', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/no repository found from .*: expected a folder with \.git or \.planning here or above\. Run setup from your repository, or pass --root DIR/);
     expect(heimdall(lost, ['setup', 'cursor', '--root', userRepo()]).code).toBe(0);
+    const missing = heimdall(lost, ['setup', 'cursor', '--root', path.join(lost, 'nope')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--root .*nope: expected an existing directory/);
+    expect(fs.existsSync(path.join(lost, 'nope'))).toBe(false);
   });
 
   it('warns when the server is not installed where the clients will look for it', () => {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { HeimdallError } from '../../core/errors.js';
@@ -25,6 +26,9 @@ export const command: Command = {
     const user = bool(p, 'user');
     if (user && !clients.includes('codex')) throw new HeimdallError('usage', `--user applies to codex only (the other clients are set up in the repository)\nusage: ${USAGE}`);
     const rootFlag = str(p, 'root');
+    if (rootFlag !== undefined && !fs.statSync(rootFlag, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new HeimdallError('usage', `--root ${rootFlag}: expected an existing directory (the repository to set up)\nusage: ${USAGE}`);
+    }
     const root = rootFlag !== undefined ? path.resolve(rootFlag) : findRepositoryRoot(process.cwd());
     if (!root) {
       throw new HeimdallError('usage', `no repository found from ${process.cwd()}: expected a folder with .git or .planning here or above. Run setup from your repository, or pass --root DIR.`);
