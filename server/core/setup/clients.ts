@@ -81,7 +81,8 @@ export function clientSpec(name: ClientName, opts: ClientOptions): ClientSpec {
       // "mcpServers", stdio entries `{type: "stdio", command, args, env}`; "Environment variable
       // expansion in .mcp.json": `${VAR}` and `${VAR:-default}` in command, args, env, url and
       // headers. An unset `${VAR}` stays literal text, hence the empty default: unset means "".
-      // Read as plain JSON (Claude Code parses it strictly): comments are refused, not written.
+      // Read as plain JSON: the docs show no comments, and `claude mcp add --scope project` rewrites
+      // the whole file (anthropics/claude-code#18692), so a comment is refused rather than kept.
       return {
         name,
         label: 'Claude Code',
