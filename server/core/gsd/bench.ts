@@ -60,6 +60,7 @@ export interface PlanRecall {
   units: { items: number; present: number };
   reads: { items: number; present: number };
   summaries: { items: number; present: number };
+  capsules: { items: number; present: number };
   task_lines: { items: number; present: number };
   plan_lines: { items: number; present: number };
   /** What v2 misses (empty when recall is 100%). */
@@ -206,7 +207,7 @@ function pct(base: number, v: number): number {
   return base === 0 ? 0 : Math.round(((base - v) / base) * 1000) / 10;
 }
 
-const KINDS: RecallKind[] = ['unit', 'read', 'summary', 'task_line', 'plan_line'];
+const KINDS: RecallKind[] = ['unit', 'read', 'summary', 'capsule', 'task_line', 'plan_line'];
 
 function kindsOf(r: RecallResult): Record<RecallKind, [number, number]> {
   const out = {} as Record<RecallKind, [number, number]>;
@@ -348,6 +349,7 @@ function recallOf(r: RecallResult): Omit<PlanRecall, 'v1' | 'lean' | 'lean_missi
     units: r.byKind.unit,
     reads: r.byKind.read,
     summaries: r.byKind.summary,
+    capsules: r.byKind.capsule,
     task_lines: r.byKind.task_line,
     plan_lines: r.byKind.plan_line,
     missing: r.missing,

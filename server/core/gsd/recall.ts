@@ -6,7 +6,8 @@
  *  - the exact text of every unit the plan cites (a decision, a requirement, its roadmap phase
  *    entry, a section it names);
  *  - the whole text of every document it reads without citing a part of it;
- *  - for every finished plan's SUMMARY it reads: the SUMMARY, or the capsule that stands for it.
+ *  - for every finished plan's SUMMARY it reads, and every finished plan it depends on: the
+ *    SUMMARY, or the capsule that stands for it.
  * A text holds an item when, ids resolved and whitespace squashed, the item's lines occur in it
  * (a unit's lines contiguously) and are not already used by another item: the text's lines are a
  * multiset, so deleting any one line an item needs (an emptied `<action>`, a dropped unit, a
@@ -19,7 +20,7 @@ import { capsuleTextOf } from './brief.js';
 import { taskElements } from './parse.js';
 import { resolveIds } from './spec.js';
 
-export type RecallKind = 'unit' | 'read' | 'summary' | 'task_line' | 'plan_line';
+export type RecallKind = 'unit' | 'read' | 'summary' | 'capsule' | 'task_line' | 'plan_line';
 
 export interface RecallItem {
   kind: RecallKind;
@@ -79,6 +80,13 @@ export function recallItems(ctx: Ctx, model: GsdModel, full: BuiltBrief): Recall
       items.push({ kind: 'summary', what: `.planning/${r.rel}`, texts: [summary?.raw ?? '', ...(cap ? [cap] : [])].filter((t) => t !== '') });
     }
   }
+  // The plans it depends on (depends_on names them): their results, as a capsule or the SUMMARY itself.
+  for (const d of full.plan.depends) {
+    const summary = model.project.summaries.find((s) => s.id === d);
+    if (!summary || items.some((i) => i.kind === 'summary' && i.what === `.planning/${summary.file}`)) continue;
+    const cap = model.capsules.has(d) ? capsuleTextOf(ctx, d) : undefined;
+    items.push({ kind: 'capsule', what: d, texts: [...(cap ? [cap] : []), summary.raw] });
+  }
   const tasks = taskLineSet(full.spec);
   for (const l of lines(full.spec)) {
     const n = tasks.get(l) ?? 0;
@@ -107,6 +115,23 @@ export function resolveBrief(text: string): string {
   return [...ls.slice(0, specAt + 1), spec, ...ls.slice(symEnd)].join('\n');
 }
 
+const PREPARED = new WeakMap<RecallItem, { need: string[]; counts: Map<string, number> }[]>();
+
+/** An item's texts as squashed lines and line counts, computed once per item. */
+function prepared(item: RecallItem): { need: string[]; counts: Map<string, number> }[] {
+  let p = PREPARED.get(item);
+  if (!p) {
+    p = item.texts.map((t) => {
+      const need = lines(t);
+      const counts = new Map<string, number>();
+      for (const l of need) counts.set(l, (counts.get(l) ?? 0) + 1);
+      return { need, counts };
+    });
+    PREPARED.set(item, p);
+  }
+  return p;
+}
+
 /** Check `text` (an arm's counted text; a v2 brief's ids are resolved here) against the items. */
 export function checkRecall(text: string, items: RecallItem[]): RecallResult {
   const have = lines(resolveBrief(text));
@@ -117,21 +142,19 @@ export function checkRecall(text: string, items: RecallItem[]): RecallResult {
     unit: { items: 0, present: 0 },
     read: { items: 0, present: 0 },
     summary: { items: 0, present: 0 },
+    capsule: { items: 0, present: 0 },
     task_line: { items: 0, present: 0 },
     plan_line: { items: 0, present: 0 },
   };
   const missing: string[] = [];
   let present = 0;
-  const order: RecallKind[] = ['unit', 'read', 'summary', 'task_line', 'plan_line'];
+  const order: RecallKind[] = ['unit', 'read', 'summary', 'capsule', 'task_line', 'plan_line'];
   for (const kind of order) {
     for (const item of items) {
       if (item.kind !== kind) continue;
       byKind[kind].items++;
       let ok = false;
-      for (const t of item.texts) {
-        const need = lines(t);
-        const counts = new Map<string, number>();
-        for (const l of need) counts.set(l, (counts.get(l) ?? 0) + 1);
+      for (const { need, counts } of prepared(item)) {
         if (![...counts].every(([l, n]) => (pool.get(l) ?? 0) >= n)) continue;
         if (need.length > 1 && !joined.includes(`\n${need.join('\n')}\n`)) continue;
         for (const [l, n] of counts) pool.set(l, (pool.get(l) ?? 0) - n);
