@@ -174,20 +174,22 @@ function fileKeywords(rel: string): string[] {
 }
 
 /** Section handles of one document: labelled headings and short titles. */
-function sectionHandles(units: PlacedUnit[]): { unit: PlacedUnit; label?: { word: string; n: string }; title?: string[] }[] {
-  const out: { unit: PlacedUnit; label?: { word: string; n: string }; title?: string[] }[] = [];
+type Handle = { unit: PlacedUnit; label?: { word: string; n: string }; title?: string[]; words: Set<string> };
+
+function sectionHandles(units: PlacedUnit[]): Handle[] {
+  const out: Handle[] = [];
   for (const u of units) {
     if (u.kind !== 'section' && u.kind !== 'phase') continue;
     const lab = u.label ? /^(\S+) (.+)$/.exec(u.label) : null;
     const sig = words(u.title.replace(/^(\S+)\s+#?(\S+?)[:.]?\s+/, lab ? '' : '$&')).filter((w) => !STOP.has(w));
     const title = sig.length >= 1 && sig.length <= 4 && sig.some((w) => w.length >= 5) ? sig : undefined;
-    if (lab || title) out.push({ unit: u, ...(lab ? { label: { word: stem((lab[1] as string).toLowerCase()), n: (lab[2] as string).toLowerCase() } } : {}), ...(title ? { title } : {}) });
+    out.push({ unit: u, ...(lab ? { label: { word: stem((lab[1] as string).toLowerCase()), n: (lab[2] as string).toLowerCase() } } : {}), ...(title ? { title } : {}), words: new Set(words(u.title)) });
   }
   return out;
 }
 
 /** The sections of one document a clause of the plan names. */
-function sectionsNamed(clause: string, handles: ReturnType<typeof sectionHandles>): PlacedUnit[] {
+function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedUnit[] {
   const hits: PlacedUnit[] = [];
   const lower = clause.toLowerCase();
   // "Pattern 2", "patterns 3 and 4", "pitfall #3", "Pattern 1 + Pattern 2".
@@ -202,6 +204,7 @@ function sectionsNamed(clause: string, handles: ReturnType<typeof sectionHandles
     for (const n of ns) set.add(n);
     labelled.set(w, set);
   }
+  const titled: PlacedUnit[] = [];
   for (const h of handles) {
     if (h.label) {
       const ns = labelled.get(h.label.word);
@@ -211,9 +214,22 @@ function sectionsNamed(clause: string, handles: ReturnType<typeof sectionHandles
         continue;
       }
     }
-    if (h.title && h.title.every((w) => clauseWords.has(w))) hits.push(h.unit);
+    if (h.title && h.title.every((w) => clauseWords.has(w))) titled.push(h.unit);
   }
-  return hits;
+  // "Area D: locked decisions" names the Locked decisions of Area D, not those of every area: a
+  // title the document repeats is taken inside the labelled sections the clause names, if any.
+  // A note beside a read is a list of section names, often shortened ("minimal test pattern" for
+  // "Minimal AppState Unit Test Pattern"): an item whose words all occur in one heading names it.
+  if (list) {
+    for (const item of clause.split(/[,;]/)) {
+      const ws = words(item.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/gi, ' ')).filter((w) => !STOP.has(w));
+      if (ws.length < 2 && !(ws.length === 1 && (ws[0] as string).length >= 6)) continue;
+      for (const h of handles) if (ws.every((w) => h.words.has(w)) && !titled.includes(h.unit) && !hits.includes(h.unit)) titled.push(h.unit);
+    }
+  }
+  const inside = (u: PlacedUnit) => hits.some((l) => l.start <= u.start && l.end >= u.end);
+  const repeated = (u: PlacedUnit) => handles.filter((h) => h.unit.title.toLowerCase() === u.title.toLowerCase()).length > 1;
+  return [...hits, ...titled.filter((u) => !(hits.length && repeated(u)) || inside(u))];
 }
 
 function keywordRegex(kw: string): RegExp {
@@ -294,7 +310,6 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
     const handles = sectionHandles(index.byFile.get(rel) ?? []);
     if (handles.length === 0) continue;
     const clauses: string[] = [];
-    for (const r of refs) if (r.rel === rel && r.note) clauses.push(r.note);
     for (const kw of fileKeywords(rel)) {
       for (const m of text.matchAll(keywordRegex(kw))) {
         // "<verification>" and "</context>" are the plan's own blocks, not the documents.
@@ -304,16 +319,20 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
         // "RESEARCH.md ..." or "RESEARCH ..." names the file: the rest of the line may list its
         // sections. A prose word ("research", "state") only counts with a section right after it.
         const named = /\.md$/i.test(m[0] as string) || (m[0] as string) === (m[0] as string).toUpperCase();
-        clauses.push(text.slice(from, Math.min(eol === -1 ? text.length : eol, from + (named ? 240 : 40))));
-        // "Pattern 3 from research": the section may come first.
+        const after = text.slice(from, Math.min(eol === -1 ? text.length : eol, from + (named ? 240 : 40)));
+        // "Pattern 3 from research", "locked decision from CONTEXT.md Area D": the section may come first.
         const at = m.index ?? 0;
         const bol = text.lastIndexOf('\n', at - 1) + 1;
-        clauses.push(text.slice(Math.max(bol, at - 40), at));
+        const before = text.slice(Math.max(bol, at - 40), at);
+        clauses.push(/\b(?:from|in|of)\s+(?:the\s+)?$/i.test(before) ? `${before} ${after}` : after);
       }
     }
     for (const c of clauses) for (const u of sectionsNamed(c, handles)) cite(u, 'section', u.label ?? u.title);
     for (const r of refs) {
-      if (r.rel === rel && r.note && sectionsNamed(r.note, handles).length === 0 && /[A-Za-z]{3}/.test(r.note)) unresolvedNotes.push(`${r.written}: ${r.note}`);
+      if (r.rel !== rel || !r.note) continue;
+      const named = sectionsNamed(r.note, handles, true);
+      for (const u of named) cite(u, 'section', u.label ?? u.title);
+      if (named.length === 0 && /[A-Za-z]{3}/.test(r.note)) unresolvedNotes.push(`${r.written}: ${r.note}`);
     }
   }
 
