@@ -293,7 +293,11 @@ export function findTrees(dir: string): { name: string; dir: string; planning: s
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     if (!e.isDirectory() || e.name.startsWith('.')) continue;
     const child = path.join(abs, e.name);
-    if (fs.existsSync(path.join(child, '.planning'))) out.push({ name: e.name, dir: child, planning: path.join(child, '.planning') });
+    try {
+      out.push({ name: e.name, dir: child, planning: resolveGsdDir(child) });
+    } catch (err) {
+      if (!(err instanceof HeimdallError)) throw err;
+    }
   }
   if (out.length === 0) {
     throw new HeimdallError('not_found', `no GSD planning tree at ${abs} or in its folders: expected ${abs}/.planning/, a folder holding phases/ and ROADMAP.md, or child folders holding .planning/`);
@@ -455,7 +459,9 @@ export function benchGsd(base: Ctx, dir: string, opts: BenchOptions = {}): Bench
   if (opts.record) checkName('run', run);
   const texts = new Map<string, PlanTexts>();
   const multi = trees.length > 1;
-  const qualify = (tree: string, s: string) => (multi ? `${tree}.${s}` : s);
+  // Ledger fields are checked names: a folder called "my project" becomes my_project.
+  const safe = (x: string) => x.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/\.{2,}/g, '.').replace(/^[^A-Za-z0-9]+/, '') || 'x';
+  const qualify = (tree: string, s: string) => safe(multi ? `${tree}.${s}` : s);
   const ledger: LogInput[] = [];
   if (opts.emitBriefs) fs.mkdirSync(opts.emitBriefs, { recursive: true });
   const sink = (tree: string, row: BenchPlan, t: PlanTexts) => {

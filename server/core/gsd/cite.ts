@@ -290,7 +290,14 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   const seen = new Set<string>();
   for (const r of plan.parsed.reads) {
     const loc = locate(project, index, plan, r.path, exists);
-    const globbed = loc.rel !== undefined && /[*?]/.test(loc.rel) ? expandGlob(project, index, loc.rel) : undefined;
+    // A glob, or a folder ("@.planning/research/"), stands for the files it holds.
+    const globbed =
+      loc.rel === undefined ? undefined : /[*?]/.test(loc.rel) ? expandGlob(project, index, loc.rel, plan.file) : isFolder(project, loc.rel) ? expandGlob(project, index, `${loc.rel.replace(/\/+$/, '')}/*`, plan.file) : undefined;
+    if (globbed !== undefined && globbed.length === 0) {
+      // Nothing matches: listed as missing, not dropped.
+      refs.push({ written: r.path, via: r.via, ...(r.note ? { note: r.note } : {}), rel: loc.rel, resolution: 'missing', units: [] });
+      continue;
+    }
     for (const rel of globbed ?? [loc.rel]) {
       const key = `${r.via}\u0000${rel ?? r.path}`;
       if (seen.has(key)) continue;
@@ -386,6 +393,14 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   return { plan, refs, units, capsules: caps, unresolvedNotes };
 }
 
+function isFolder(project: GsdProject, rel: string): boolean {
+  try {
+    return fs.statSync(path.join(project.planningDir, rel)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function fileOnDisk(project: GsdProject, rel: string): boolean {
   try {
     return fs.statSync(path.join(project.planningDir, rel)).isFile();
@@ -394,7 +409,7 @@ function fileOnDisk(project: GsdProject, rel: string): boolean {
   }
 }
 
-function expandGlob(project: GsdProject, index: UnitIndex, rel: string): string[] {
+function expandGlob(project: GsdProject, index: UnitIndex, rel: string, self?: string): string[] {
   const re = new RegExp(
     `^${rel
       .split('')
@@ -402,5 +417,5 @@ function expandGlob(project: GsdProject, index: UnitIndex, rel: string): string[
       .join('')}$`,
   );
   const all = [...index.files.keys(), ...project.summaries.map((s) => s.file), ...project.plans.map((p) => p.file)];
-  return [...new Set(all.filter((f) => re.test(f)))].sort();
+  return [...new Set(all.filter((f) => re.test(f) && f !== self))].sort();
 }

@@ -545,7 +545,10 @@ export function readItem(raw: string): { path: string; note?: string } | undefin
   const s = raw.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '').trim();
   const m = /^@?[`'"]?@?((?:\.\/)?[^\s`'"<>()[\],]+?)[`'"]?(?=$|[\s:(,—–])(.*)$/.exec(s);
   if (!m) return undefined;
-  const p = cleanPath((m[1] as string).replace(/\\/g, '/').replace(/[.:;]+$/, ''));
+  const written = (m[1] as string).replace(/\\/g, '/').replace(/[.:;]+$/, '');
+  // A glob (`*-SUMMARY.md`) is a reference too: clean it as a path with its wildcards masked.
+  const masked = cleanPath(written.replace(/\*/g, '\u0001').replace(/\?/g, '\u0002'));
+  const p = masked?.replace(/\u0001/g, '*').replace(/\u0002/g, '?');
   if (!p) return undefined;
   const note = (m[2] as string)
     .trim()
