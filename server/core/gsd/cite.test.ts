@@ -38,6 +38,8 @@ describe('what a plan references', () => {
     expect(ids(analyse(body('Keep 01-CONTEXT D-02 in mind.'), 'phases/02-hardening/02-09-PLAN.md'))).toEqual(['01-CONTEXT#D-02']);
     expect(ids(analyse(body("Keep Phase 1's D-02."), 'phases/02-hardening/02-09-PLAN.md'))).toEqual(['01-CONTEXT#D-02']);
     expect(ids(analyse(body('Keep D-02.'), 'phases/02-hardening/02-09-PLAN.md'))).toEqual(['02-CONTEXT#D-02']);
+    // Zero padding does not matter: D-2 is D-02.
+    expect(ids(analyse(body('Keep D-2.'), 'phases/02-hardening/02-09-PLAN.md'))).toEqual(['02-CONTEXT#D-02']);
     // A range is every id in it.
     expect(ids(analyse(body('Decisions D-01..D-04 hold.')))).toEqual(['01-CONTEXT#D-01', '01-CONTEXT#D-02', '01-CONTEXT#D-03', '01-CONTEXT#D-04']);
   });

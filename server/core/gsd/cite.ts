@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LABEL_SOURCE } from '../units/markdown.js';
+import { LABEL_SOURCE, labelKey } from '../units/markdown.js';
 import { stripXmlBlock } from './parse.js';
 import { type GsdPlan, type GsdProject, planningRelative } from './tree.js';
 import type { PlacedUnit, UnitIndex } from './units.js';
@@ -109,7 +109,7 @@ function locate(project: GsdProject, index: UnitIndex, plan: GsdPlan, written: s
 
 /** The labelled items a label means for this plan (see the module comment). */
 function resolveLabel(index: UnitIndex, plan: GsdPlan, label: string, qualifier: string | undefined): { units: PlacedUnit[]; ambiguous: boolean } {
-  const all = (index.byLabel.get(label.toLowerCase()) ?? []).filter((u) => u.kind === 'item');
+  const all = (index.byLabel.get(labelKey(label)) ?? []).filter((u) => u.kind === 'item');
   if (all.length === 0) return { units: [], ambiguous: false };
   const dir = planDir(plan);
   const inDir = (u: PlacedUnit) => path.posix.dirname(u.file) === dir;

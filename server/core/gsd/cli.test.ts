@@ -102,16 +102,19 @@ describe('heimdall brief gsd and brief unit', () => {
 
 describe('heimdall bench gsd', () => {
   it('prints per phase and total, and --json holds the interface: total, trees, phases, plans, tokenizer', () => {
-    const project = copyFixture('BarristanSelmy__hybrid-attendance-tracker');
-    const before = hashTree(project);
+    const small = copyTestdata();
     const planning = path.join(tmp(), '.planning');
-    const text = runBin('heimdall', ['bench', 'gsd', project], { planning });
+    const text = runBin('heimdall', ['bench', 'gsd', small], { planning });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^phase +plans +v1 +lean +v2 +vs v1 +vs lean +recall v2 +lean$/m);
-    expect(text.stdout).toMatch(/^01-foundation +2 /m);
-    expect(text.stdout).toMatch(/^total +6 +\d+ +\d+ +\d+ +-?\d+\.\d% +-?\d+\.\d% +100% /m);
+    expect(text.stdout).toMatch(/^01-core +3 /m);
+    expect(text.stdout).toMatch(/^total +9 +\d+ +\d+ +\d+ +-?\d+\.\d% +-?\d+\.\d% +100% /m);
     expect(text.stdout).toMatch(/tokenizer o200k_base/);
     expect(text.stdout).toMatch(/^ablation/m);
+    expect(text.stdout).toMatch(/^ {2}not imported: phases\/02-hardening\/NOTES_PLAN\.md: /m);
+
+    const project = copyFixture('BarristanSelmy__hybrid-attendance-tracker');
+    const before = hashTree(project);
 
     const out = path.join(tmp(), 'briefs');
     const json = runBin('heimdall', ['bench', 'gsd', project, '--json', '--emit-briefs', out], { planning });

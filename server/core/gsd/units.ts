@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { mdItems, mdSections, slug } from '../units/markdown.js';
+import { labelKey, mdItems, mdSections, slug } from '../units/markdown.js';
 import type { Unit } from '../units/units.js';
 import { normalizeText, oneLine } from './parse.js';
 import type { GsdProject } from './tree.js';
@@ -37,7 +37,7 @@ export interface UnitIndex {
   byId: Map<string, PlacedUnit>;
   /** Units of one file, in text order (whole-file unit first). */
   byFile: Map<string, PlacedUnit[]>;
-  /** Lower-cased label -> units carrying it. */
+  /** labelKey(label) -> units carrying it (`D-7` and `D-07` are one label). */
   byLabel: Map<string, PlacedUnit[]>;
   facts: StateFact[];
 }
@@ -214,7 +214,7 @@ export function projectUnits(project: GsdProject): UnitIndex {
   for (const u of units) {
     byFile.set(u.file, [...(byFile.get(u.file) ?? []), u]);
     if (u.label) {
-      const k = u.label.toLowerCase();
+      const k = labelKey(u.label);
       byLabel.set(k, [...(byLabel.get(k) ?? []), u]);
     }
   }

@@ -175,6 +175,18 @@ export function mdItems(text: string): MdItem[] {
   return out;
 }
 
+/**
+ * The key two spellings of one label share: case and zero padding do not matter (`D-7`, `d-07`
+ * and `D-007` are one label; `Pattern 02` is `Pattern 2`), a letter suffix does (`UI-06b`).
+ */
+export function labelKey(label: string): string {
+  return label
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/(^|[^0-9])0+(\d)/g, '$1$2');
+}
+
 /** `Anti-Patterns to Avoid` -> `anti-patterns-to-avoid`; at most 60 characters. */
 export function slug(s: string): string {
   return (

@@ -86,6 +86,8 @@ describe('the units store', () => {
     expect(resolveUnit(c, '02-CONTEXT#D-07').map((u) => u.text)).toEqual(['- **D-07:** Use argon2id.']);
     expect(resolveUnit(c, 'D-07').map((u) => u.id)).toEqual(['02-CONTEXT#D-07', '03-CONTEXT#D-07']);
     expect(resolveUnit(c, 'd-07', { phase: '3' }).map((u) => u.id)).toEqual(['03-CONTEXT#D-07']);
+    expect(resolveUnit(c, 'D-7', { phase: '02' }).map((u) => u.id)).toEqual(['02-CONTEXT#D-07']);
+    expect(resolveUnit(c, 'FR-03').map((u) => u.id)).toEqual(['REQUIREMENTS#FR-3']);
     expect(reverseUnit(c, '- **D-07:**   Use argon2id.')).toMatchObject({ exact: true, units: [{ id: '02-CONTEXT#D-07' }] });
     expect(reverseUnit(c, 'log in with a password')).toMatchObject({ exact: false, units: [{ id: 'REQUIREMENTS#FR-3' }] });
     expect(() => resolveUnit(c, 'D-99')).toThrow(HeimdallError);

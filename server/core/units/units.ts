@@ -18,6 +18,7 @@ import { HeimdallError } from '../errors.js';
 import { logAction } from '../log/protocolLog.js';
 import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
+import { labelKey } from './markdown.js';
 
 export type UnitKind = 'file' | 'section' | 'item' | 'phase' | 'fact';
 
@@ -133,7 +134,7 @@ export function resolveUnit(ctx: Ctx, ref: string, opts: { phase?: string } = {}
   if (!want) throw new HeimdallError('usage', 'give a unit id (e.g. 02-CONTEXT#D-07) or a label (e.g. D-07)');
   const exact = store.units[want];
   if (exact) return [toUnit(want, exact)];
-  const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ');
+  const norm = labelKey;
   const phaseKey = (p: string) => p.split('.').map((x) => String(Number.parseInt(x, 10))).join('.');
   let hits = Object.entries(store.units)
     .filter(([, u]) => u.label !== undefined && norm(u.label) === norm(want))
