@@ -4,7 +4,7 @@ import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
 const USAGE =
-  'heimdall bench gsd DIR [--json] [--emit-briefs OUT] [--record] [--run ID] [--keep]   (DIR: a GSD project folder, its .planning, or a folder of projects; read only, measured on copies; --record writes the run to this planning root\'s ledger)';
+  'heimdall bench gsd DIR [--json] [--emit-briefs OUT] [--record] [--run ID] [--keep]   (DIR: a GSD project folder, its .planning, or a folder of projects; read only, measured on copies; --emit-briefs writes OUT/<plan-id>.{v1,lean,v2,v2.resolved}.txt, OUT/<tree>/... for several trees; --record writes the run to this planning root\'s ledger)';
 
 export const command: Command = {
   summary: 'token benchmarks',

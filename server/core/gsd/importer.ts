@@ -550,9 +550,11 @@ export function loadGsdModel(ctx: Ctx): GsdModel {
     if (v === undefined) continue;
     if (kind === 'path') pathIds.set(v, id);
   }
+  // A truth's id is <plan>.T<n>, or gsd<k>.<plan>.T<n> when the import had to step around a taken id.
+  const truthsOwned = Object.entries(owned).filter(([id, kind]) => kind === 'truth' && table[id] !== undefined);
   for (const p of project.plans) {
-    const ids = p.parsed.truths.filter(Boolean).map((_, i) => `${p.id}.T${i + 1}`);
-    if (ids.every((id) => owned[id] === 'truth' && table[id] !== undefined)) truthIds.set(p.id, ids);
+    const ids = p.parsed.truths.filter(Boolean).map((t, i) => truthsOwned.find(([id]) => (id === `${p.id}.T${i + 1}` || id.endsWith(`.${p.id}.T${i + 1}`)) && table[id] === oneLine(t))?.[0]);
+    if (ids.length && ids.every((id) => id !== undefined)) truthIds.set(p.id, ids as string[]);
   }
   const existing = new Set(listCapsuleIds(ctx));
   const capsules = new Set((tasks.owned?.capsules ?? []).filter((id) => existing.has(id)));
