@@ -161,7 +161,7 @@ describe('bench gsd: the brief an orchestrator sends is the one the bench counts
     expect(v2('02-01')).not.toContain('01-CONTEXT#D-01');
     expect(v2('02-01')).not.toContain('Audit rows keep the IP');
     // 01-02: a range D-03–D-04 (the continuation line of D-04 included) and "CONTEXT.md Area A".
-    expect(v2('01-02')).toContain('- **D-04:** Sessions expire after 30 minutes of inactivity;\n  a request within the window refreshes them.');
+    expect(v2('01-02')).toContain('- **D-04:** Sessions expire after 30 minutes of inactivity;\n  a request within the window refreshes them.\n§ ');
     expect(v2('01-02')).toContain('§ 01-CONTEXT#area-a');
     expect(v2('01-02')).toContain('# 01-01\nwhat: login() with argon2id hashing');
     // 03-01 has no CONTEXT: D-04 is defined once (phase 1); D-01 twice, so both are carried and flagged.

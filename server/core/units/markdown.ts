@@ -100,13 +100,16 @@ export function mdSections(text: string): MdSection[] {
   });
 }
 
-/** Drop trailing blank lines (and a trailing `---` rule) from a range, so a unit is its content. */
+/**
+ * Drop trailing blank lines, rules and bare tag lines (`</decisions>`, `<specifics>`: GSD wraps
+ * sections in XML-ish blocks) from a range, so a unit is its content.
+ */
 function trimEndOffset(text: string, start: number, end: number): number {
   let e = end;
   for (;;) {
     const chunk = text.slice(start, e);
     const t = chunk.replace(/\s+$/, '');
-    const rule = /\n\s*(?:-{3,}|\*{3,}|_{3,})\s*$/.exec(t);
+    const rule = /\n\s*(?:-{3,}|\*{3,}|_{3,}|<\/?[A-Za-z_][\w-]*(?:\s[^>]*)?>)\s*$/.exec(t);
     const next = start + (rule ? t.length - rule[0].length : t.length);
     if (next === e) return e;
     e = next;
@@ -165,7 +168,8 @@ export function mdItems(text: string): MdItem[] {
         last = j;
         continue;
       }
-      if (/^\s*#{1,6}\s/.test(l) || /^\s*\|/.test(l) || fenced[j]) break;
+      // A heading, a table, code, a rule or a bare tag line (`</decisions>`) ends an item.
+      if (/^\s*#{1,6}\s/.test(l) || /^\s*\|/.test(l) || fenced[j] || /^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/.test(l) || /^\s*<\/?[A-Za-z_][\w-]*(?:\s[^>]*)?>\s*$/.test(l)) break;
       if (BULLET.test(l) && ind <= indent) break;
       if (!bullet && BULLET.test(l)) break;
       last = j;

@@ -18,6 +18,7 @@ const doc = [
   '  say why in stage_message.',
   '  - a nested note',
   '- D-03 - Manual delete removes files.',
+  '</decisions>',
   '',
   '```yaml',
   '# not a heading',
@@ -49,6 +50,10 @@ describe('markdown units', () => {
     ]);
     const areaA = secs[1];
     expect(doc.slice(areaA?.start, areaA?.end)).toMatch(/^## Area A: Job history[\s\S]*```$/);
+    // The bare tag closing a GSD block is not part of the section before it.
+    const wrapped = '<decisions>\n## Decisions\n- keep it\n</decisions>\n\n<specifics>\n## Specifics\nnone\n';
+    const d = mdSections(wrapped)[0];
+    expect(wrapped.slice(d?.start, d?.end)).toBe('## Decisions\n- keep it');
     // A trailing rule and blank lines are not part of a section.
     const fr3 = secs[4];
     expect(doc.slice(fr3?.start, fr3?.end)).toBe('### FR-3: Store events\nAppend-only.');
