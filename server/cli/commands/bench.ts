@@ -1,23 +1,24 @@
 import { benchGsd, formatBench } from '../../core/gsd/bench.js';
-import { bool, parseArgs, usageError } from '../args.js';
+import { bool, parseArgs, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
-const USAGE = 'heimdall bench gsd DIR [--json] [--keep]   (DIR: a GSD project folder or its .planning; read only, measured on a copy)';
+const USAGE =
+  'heimdall bench gsd DIR [--json] [--emit-briefs OUT] [--record] [--run ID] [--keep]   (DIR: a GSD project folder, its .planning, or a folder of projects; read only, measured on copies; --emit-briefs writes OUT/<plan-id>.{v1,lean,v2,v2.resolved}.txt, OUT/<tree>/... for several trees; --record writes the run to this planning root\'s ledger)';
 
 export const command: Command = {
   summary: 'token benchmarks',
   async run(argv, { io, ctx }) {
-    const p = parseArgs(argv, { usage: USAGE, flags: { json: 'boolean', keep: 'boolean' }, positionals: [2, 2] });
+    const p = parseArgs(argv, { usage: USAGE, flags: { json: 'boolean', keep: 'boolean', 'emit-briefs': 'string', record: 'boolean', run: 'string' }, positionals: [2, 2] });
     const [kind, dir] = p.positionals as [string, string];
     if (kind !== 'gsd') throw usageError(USAGE, `unknown bench ${JSON.stringify(kind)} (supported: gsd)`);
-    const r = benchGsd(ctx(), dir, { keep: bool(p, 'keep') });
+    const emit = str(p, 'emit-briefs');
+    if (emit !== undefined && emit.trim() === '') throw usageError(USAGE, '--emit-briefs needs a folder');
+    const run = str(p, 'run');
+    const r = benchGsd(ctx(), dir, { keep: bool(p, 'keep'), record: bool(p, 'record'), ...(emit ? { emitBriefs: emit } : {}), ...(run ? { run } : {}) });
     if (bool(p, 'json')) printJson(io, r);
-    else {
-      for (const line of formatBench(r)) io.out(line);
-      if (bool(p, 'keep')) io.out(`copy kept at ${r.planning_dir}`);
-    }
-    // An incomplete brief is a negative answer: the saving it shows is not earned.
+    else for (const line of formatBench(r)) io.out(line);
+    // A brief that misses what its plan references is a negative answer: the saving it shows is not earned.
     return r.total.completeness_pct === 100 ? 0 : 1;
   },
 };

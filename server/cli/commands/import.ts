@@ -18,10 +18,16 @@ export const command: Command = {
       return 0;
     }
     io.out(`imported ${r.planning_dir} -> ${r.state_dir}${r.changed ? '' : ' (nothing changed)'}`);
-    io.out(`plans ${r.plans} in ${r.phases} phases, summaries ${r.summaries}`);
-    io.out(`symbols ${r.symbols.total} (${r.symbols.paths} paths, ${r.symbols.requirements} requirements, ${r.symbols.truths} truths), ${r.symbols.changed} changed`);
-    io.out(`capsules ${r.capsules.total}, ${r.capsules.written} written`);
+    io.out(`plans ${r.plans} in ${r.phases} phases (${r.plans_imported} of ${r.plans_found} PLAN files), summaries ${r.summaries}`);
+    const kinds = Object.entries(r.units.by_kind)
+      .map(([k, n]) => `${n} ${k}${n === 1 ? '' : 's'}`)
+      .join(', ');
+    io.out(`units ${r.units.total} (${kinds})${r.units.changed ? `, ${r.units.added} new, ${r.units.removed} pruned` : ', unchanged'}`);
+    io.out(`blackboard facts ${r.facts.total} from STATE.md, ${r.facts.changed} changed, ${r.facts.removed} removed`);
+    io.out(`symbols ${r.symbols.total} (${r.symbols.paths} paths, ${r.symbols.truths} truths), ${r.symbols.changed} changed, ${r.symbols.removed} removed`);
+    io.out(`capsules ${r.capsules.total}, ${r.capsules.written} written, ${r.capsules.removed} removed`);
     io.out(`tasks ${r.tasks_file}${r.tasks_written ? ' (written)' : ' (unchanged)'}`);
+    for (const f of r.plans_skipped) io.out(`  not imported\t${f.file}\t${f.reason ?? ''}`);
     if (r.issues.length) {
       io.out(`report: ${r.issues.length} item${r.issues.length === 1 ? '' : 's'} imported with what they have`);
       for (const i of r.issues) io.out(`  ${i.kind}\t${i.file}\t${i.detail}`);

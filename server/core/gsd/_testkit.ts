@@ -10,9 +10,42 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-/** The real GSD trees (read-only), resolved relative to the repository as ../shared/fixtures/gsd. */
-export const FIXTURES = path.resolve(REPO, '../shared/fixtures/gsd');
+/**
+ * The real GSD trees (read-only): HEIMDALL_GSD_FIXTURES, or ../shared/fixtures/gsd relative to the
+ * repository. A missing folder fails the suites that need it with a message saying so.
+ */
+export const FIXTURES = path.resolve(REPO, process.env.HEIMDALL_GSD_FIXTURES ?? '../shared/fixtures/gsd');
 export const FIXTURE_NAMES = ['001TMF__HYDRA', 'BarristanSelmy__hybrid-attendance-tracker', 'FabienStarseed__wind-turbines-reports'] as const;
+
+/** Throw a plain message when the real trees are not where HEIMDALL_GSD_FIXTURES (or the default) says. */
+export function requireFixtures(): string {
+  for (const name of FIXTURE_NAMES) {
+    if (!fs.existsSync(path.join(FIXTURES, name, '.planning'))) {
+      throw new Error(
+        `the real GSD fixtures are missing: ${path.join(FIXTURES, name, '.planning')} does not exist. Set HEIMDALL_GSD_FIXTURES to the folder holding ${FIXTURE_NAMES.join(', ')} (default ../shared/fixtures/gsd relative to the repository).`,
+      );
+    }
+  }
+  return FIXTURES;
+}
+
+/** Small GSD trees kept in the repository for the odd cases (server/core/gsd/testdata). */
+export const TESTDATA = path.join(path.dirname(fileURLToPath(import.meta.url)), 'testdata');
+
+/** A writable copy of a testdata tree; returns the project folder (holding .planning). */
+export function copyTestdata(name = 'odd'): string {
+  const dest = path.join(tmp(), name);
+  copyDir(path.join(TESTDATA, name), dest);
+  return dest;
+}
+
+function copyDir(s: string, d: string): void {
+  fs.mkdirSync(d, { recursive: true });
+  for (const e of fs.readdirSync(s, { withFileTypes: true })) {
+    if (e.isDirectory()) copyDir(path.join(s, e.name), path.join(d, e.name));
+    else fs.writeFileSync(path.join(d, e.name), fs.readFileSync(path.join(s, e.name)));
+  }
+}
 
 export function tmp(prefix = 'heimdall-gsd-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -37,15 +70,9 @@ export function hashTree(dir: string): Record<string, string> {
 
 /** A writable copy of a real fixture's project folder; returns the project folder. */
 export function copyFixture(name: string): string {
+  requireFixtures();
   const dest = path.join(tmp(), name);
-  const copy = (s: string, d: string) => {
-    fs.mkdirSync(d, { recursive: true });
-    for (const e of fs.readdirSync(s, { withFileTypes: true })) {
-      if (e.isDirectory()) copy(path.join(s, e.name), path.join(d, e.name));
-      else fs.writeFileSync(path.join(d, e.name), fs.readFileSync(path.join(s, e.name)));
-    }
-  };
-  copy(path.join(FIXTURES, name), dest);
+  copyDir(path.join(FIXTURES, name), dest);
   return dest;
 }
 

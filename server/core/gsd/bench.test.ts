@@ -3,254 +3,260 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeCtx } from '../context.js';
 import { fixedClock, sequentialIds } from '../ports.js';
-import { renderBrief } from '../briefs/briefs.js';
-import { computeDelta } from '../ledger/ledger.js';
-import { readSymbols } from '../symbols/symbols.js';
-import { FIXTURES, FIXTURE_NAMES, hashTree, syntheticProject, tmp } from './_testkit.js';
-import { type BenchResult, benchGsd, floorText, v1Text } from './bench.js';
+import { readLedger } from '../ledger/ledger.js';
+import { readRun } from '../ledger/runs.js';
+import { FIXTURE_NAMES, copyTestdata, hashTree, requireFixtures, syntheticProject, tmp } from './_testkit.js';
+import { type BenchResult, type PlanTexts, benchGsd, formatBench } from './bench.js';
+import { gsdBrief } from './brief.js';
 import { importGsd } from './importer.js';
-import { PathReplacer, checkCompleteness, planSpec } from './spec.js';
-import { taskElements } from './parse.js';
+import { checkRecall, recallItems } from './recall.js';
+import { buildGsdBrief } from './brief.js';
 
 const base = () => makeCtx(path.join(tmp(), '.planning'), { clock: fixedClock(Date.parse('2026-06-11T12:00:00Z')), ids: sequentialIds('b') });
 
-describe('bench gsd on the three real fixtures', () => {
-  const results = new Map<string, BenchResult>();
-  const run = (name: string) => {
-    let r = results.get(name);
-    if (!r) {
-      r = benchGsd(base(), path.join(FIXTURES, name), { texts: true });
-      results.set(name, r);
-    }
-    return r;
-  };
+let fixtureRun: (BenchResult & { texts?: Map<string, PlanTexts> }) | undefined;
+let fixtureHashes: { before: Record<string, string>; after: Record<string, string> } | undefined;
+/** One bench over the three real trees (DIR holds several), shared by the tests below. */
+function fixtures() {
+  if (!fixtureRun) {
+    const dir = requireFixtures();
+    const before = hashTree(dir);
+    fixtureRun = benchGsd(base(), dir, { texts: true });
+    fixtureHashes = { before, after: hashTree(dir) };
+  }
+  return fixtureRun;
+}
 
-  it('saves at least 80% in total with 100% completeness, and never modifies the trees it reads', () => {
-    const before = hashTree(FIXTURES);
-    let v1 = 0;
-    let v2 = 0;
-    for (const name of FIXTURE_NAMES) {
-      const r = run(name);
-      expect(r.failures).toEqual([]);
-      expect(r.total.completeness_pct).toBe(100);
-      expect(r.total.checks).toBeGreaterThan(r.total.plans * 5);
-      v1 += r.total.v1_tokens;
-      v2 += r.total.v2_tokens;
-    }
-    expect((v1 - v2) / v1).toBeGreaterThanOrEqual(0.8);
-    expect(hashTree(FIXTURES)).toEqual(before);
-  });
-
-  it('adds up: plans -> phases -> total, v1 >= plan text, v2 above the floor, the ledger agrees', () => {
-    const base0 = base();
-    for (const name of FIXTURE_NAMES) {
-      const r = run(name);
-      const sum = (k: 'v1_tokens' | 'v2_tokens' | 'floor_tokens') => r.plans.reduce((s, p) => s + p[k], 0);
-      expect(r.total.v1_tokens).toBe(sum('v1_tokens'));
-      expect(r.total.v2_tokens).toBe(sum('v2_tokens'));
-      expect(r.total.floor_tokens).toBe(sum('floor_tokens'));
-      expect(r.phases.reduce((s, p) => s + p.v2_tokens, 0)).toBe(r.total.v2_tokens);
-      expect(r.ledger).toMatchObject({ role: 'orchestration', baseline: r.total.v1_tokens, measured: r.total.v2_tokens });
-      expect(r.tokenizer).toBe(base0.tokenizer.name);
-      for (const p of r.plans) {
-        expect(p.v1_tokens).toBe(base0.tokenizer.count(p.v1_text as string));
-        expect(p.v2_tokens).toBe(base0.tokenizer.count(p.v2_text as string));
-        expect(p.v2_tokens).toBeGreaterThan(p.floor_tokens * 0.8);
-      }
-      // Wave by wave inside each phase.
-      for (const ph of r.phases) {
-        const waves = r.plans.filter((p) => p.phase === ph.phase).map((p) => p.wave);
-        expect(waves).toEqual([...waves].sort((a, b) => a - b));
-      }
-    }
-  });
-
-  it('v1 holds the plan and every context file; v2 holds the work itself, not the context documents', () => {
-    const r = run('BarristanSelmy__hybrid-attendance-tracker');
-    const planning = path.join(FIXTURES, 'BarristanSelmy__hybrid-attendance-tracker', '.planning');
-    const project = fs.readFileSync(path.join(planning, 'PROJECT.md'), 'utf8');
-    const research = fs.readFileSync(path.join(planning, 'phases/01-foundation/01-RESEARCH.md'), 'utf8');
-    const p = r.plans.find((x) => x.id === '01-02');
-    const raw = fs.readFileSync(path.join(planning, 'phases/01-foundation/01-02-PLAN.md'), 'utf8');
-    expect(p?.v1_text).toContain(raw);
-    expect(p?.v1_text).toContain(project);
-    expect(p?.v1_text).toContain(research);
-    expect(p?.context_files).toBe(6);
-    const v2 = p?.v2_text as string;
-    expect(v2).not.toContain(research.slice(0, 200));
-    expect(v2).not.toContain('@.planning/');
-    expect(v2).not.toContain('<execution_context>');
-    // The executor's material is there: objective, every task name, behaviours, criteria, the inline interfaces.
-    for (const t of taskElements(raw)) expect(v2).toContain(/<name>(.*)<\/name>/.exec(t)?.[1]);
-    for (const s of ['Purpose: Ensure every date operation', 'daysInMonth(2024, 2) returns 29', '<success_criteria>', '<verification>', 'export const STATUS = {', 'contains "STATUS.WFA"']) {
-      expect(v2).toContain(s);
-    }
-    expect(v2).toMatch(/^CAPSULES$/m);
-    expect(v2).toContain('# 01-01');
-    expect(v2).toContain('INVARIANTS see .planning/PROJECT.md');
-    expect(p?.capsules).toEqual(['01-01']);
-  });
-
-  it('counts a plan without <context> as the plan alone (Fabien phase 5)', () => {
-    const r = run('FabienStarseed__wind-turbines-reports');
-    for (const p of r.plans.filter((x) => x.phase === '05')) {
-      expect(p.context_files).toBe(0);
-      const raw = fs.readFileSync(path.join(FIXTURES, 'FabienStarseed__wind-turbines-reports/.planning/phases/05-frontend-ui', `${p.id}-PLAN.md`), 'utf8');
-      expect(p.v1_text).toBe(raw);
-    }
-  });
-});
-
-describe('bench gsd on a synthetic tree', () => {
-  it('counts only .planning context files that exist, reports missing ones, and keeps the original intact', () => {
-    const project = syntheticProject();
-    const before = hashTree(project);
-    const r = benchGsd(base(), project, { texts: true });
-    expect(hashTree(project)).toEqual(before);
-    expect(fs.existsSync(path.join(project, '.planning', 'protocol'))).toBe(false);
-    const p = r.plans.find((x) => x.id === '01-01');
-    expect(p?.missing_context).toEqual(['.planning/phases/01-core/01-MISSING.md']);
-    expect(p?.context_files).toBe(3);
-    expect(p?.v1_text).toContain('Use argon2id for hashing.');
-    expect(p?.v1_text).not.toContain('=== src/app.ts');
-    // The glob reference brings every summary's capsule; the decorator in a code fence is not a reference.
-    const p5 = r.plans.find((x) => x.id === '01-05');
-    expect(p5?.capsules).toEqual(['01-01', '01-02', '01-09']);
-    expect(r.plans.find((x) => x.id === '01-01')?.v2_text).toContain('@app.get("/login")');
+describe('bench gsd on the three real fixtures (one DIR holding three trees)', () => {
+  it('reads every PLAN file, never modifies the trees, and reports 100% v2 recall', () => {
+    const r = fixtures();
+    expect(fixtureHashes?.after).toEqual(fixtureHashes?.before);
+    expect(r.trees.map((t) => t.tree)).toEqual([...FIXTURE_NAMES]);
+    expect(r.total.plans_found).toBe(56);
+    expect(r.total.plans_imported).toBe(55);
+    expect(r.trees.flatMap((t) => t.plan_files.filter((f) => f.status === 'skipped').map((f) => f.file))).toEqual(['phases/05-execution-hardening/PAPER_TRADING_PLAN.md']);
     expect(r.total.completeness_pct).toBe(100);
-    expect(r.plans.map((x) => x.id)).toEqual(['01-01', '01-03', '01-06', '01-07', '01-02', '01-04', '01-05', '02.1-01']);
+    expect(r.total.recall.v2).toBe(100);
+    for (const p of r.plans) expect(p.recall.missing, `${p.tree}/${p.id}`).toEqual([]);
+    expect(r.tokenizer).toMatch(/o200k_base/);
   });
 
-  it('takes extension-less declared files (Dockerfile) as places: ids in lists, words left alone in prose', () => {
-    const project = syntheticProject();
-    for (const id of ['01-06', '01-07']) {
-      const f = path.join(project, '.planning/phases/01-core', `${id}-PLAN.md`);
-      const text = fs.readFileSync(f, 'utf8').replace('wave: 1', 'wave: 1\nfiles_modified: [Dockerfile, Makefile]').replace(/<objective>(\w+)/, '<objective>$1: update the Dockerfile and `Makefile`');
-      fs.writeFileSync(f, text);
+  it('adds up: plans -> phases -> trees -> total, every count recomputed from the texts', () => {
+    const r = fixtures();
+    const tok = base().tokenizer;
+    const sum = (rows: { v1_tokens: number; lean_tokens: number; v2_tokens: number }[], k: 'v1_tokens' | 'lean_tokens' | 'v2_tokens') => rows.reduce((s, p) => s + p[k], 0);
+    for (const k of ['v1_tokens', 'lean_tokens', 'v2_tokens'] as const) {
+      expect(r.total[k]).toBe(sum(r.plans, k));
+      expect(r.total[k]).toBe(sum(r.phases, k));
+      expect(r.total[k]).toBe(sum(r.trees, k));
     }
-    const r = benchGsd(base(), project, { texts: true });
-    expect(r.total.completeness_pct).toBe(100);
-    const v2 = r.plans.find((x) => x.id === '01-06')?.v2_text as string;
-    const docker = /^(F\d+)\tDockerfile$/m.exec(v2)?.[1];
-    const make = /^(F\d+)\tMakefile$/m.exec(v2)?.[1];
-    expect(docker && make).toBeTruthy();
-    expect(v2).toContain(`files: ${docker}, ${make}`);
-    expect(v2).toContain(`update the Dockerfile and \`${make}\``);
+    expect(r.total.saving_pct).toBeCloseTo(((r.total.v1_tokens - r.total.v2_tokens) / r.total.v1_tokens) * 100, 0);
+    expect(r.total.saving_vs_lean_pct).toBeCloseTo(((r.total.lean_tokens - r.total.v2_tokens) / r.total.lean_tokens) * 100, 0);
+    expect(r.mean_over_trees.saving_pct).toBeCloseTo(r.trees.reduce((s, t) => s + t.saving_pct, 0) / 3, 0);
+    for (const p of r.plans) {
+      const t = r.texts?.get(`${p.tree}/${p.id}`) as PlanTexts;
+      expect(p.v1_tokens).toBe(tok.count(t.v1));
+      expect(p.lean_tokens).toBe(tok.count(t.lean));
+      expect(p.v2_tokens).toBe(tok.count(t.v2));
+      expect(p.path).toBe(`.planning/${t.built.plan.file}`);
+      expect(fs.existsSync(path.join(requireFixtures(), p.tree, p.path))).toBe(true);
+      // Every plan where v2 costs more than lean says why.
+      if (p.v2_tokens > p.lean_tokens) expect(p.over_lean, p.id).toBeTruthy();
+      else expect(p.over_lean).toBeUndefined();
+    }
+    expect(r.over_lean.length).toBe(r.plans.filter((p) => p.v2_tokens > p.lean_tokens).length);
   });
 
-  it('keeps the copy only when asked', () => {
-    const r = benchGsd(base(), syntheticProject(), { keep: true });
-    expect(fs.existsSync(path.join(r.planning_dir, 'protocol', 'tasks.json'))).toBe(true);
-    const ctx = makeCtx(r.planning_dir);
-    expect(computeDelta(ctx, 'orchestration', { run: r.run }).measured).toBe(r.total.v2_tokens);
-    fs.rmSync(path.dirname(r.planning_dir), { recursive: true, force: true });
+  it('v1 holds every context file, lean the read_first and id-cited files, v2 the cited units and what it must still read', () => {
+    const r = fixtures();
+    const planning = path.join(requireFixtures(), 'BarristanSelmy__hybrid-attendance-tracker', '.planning');
+    const t = r.texts?.get('BarristanSelmy__hybrid-attendance-tracker/02-01') as PlanTexts;
+    const read = (f: string) => fs.readFileSync(path.join(planning, f), 'utf8');
+    const research = read('phases/02-calendar-and-core-loop/02-RESEARCH.md');
+    const raw = read('phases/02-calendar-and-core-loop/02-01-PLAN.md');
+    expect(t.v1).toContain(raw);
+    expect(t.v1).toContain(research);
+    // read_first names the research: lean sends it whole.
+    expect(t.lean).toContain(research);
+    expect(t.lean).not.toContain(read('STATE.md'));
+    // v2: the sections the read_first note names, exactly, not the whole research.
+    expect(t.v2).not.toContain(research);
+    const pattern1 = /### Pattern 1:[\s\S]*?(?=\n### )/.exec(research)?.[0] as string;
+    expect(t.v2).toContain(`§ 02-RESEARCH#pattern-1\n${pattern1.trimEnd()}`);
+    expect(t.v2).toMatch(/^read_first \.planning\/phases\/02-calendar-and-core-loop\/02-RESEARCH\.md \(Pattern 1 AppState.*-> § 02-RESEARCH#pattern-1/m);
+    // The phase CONTEXT is referenced and its note names no section: read whole, and counted.
+    expect(t.v2).toContain(`READ .planning/phases/02-calendar-and-core-loop/02-CONTEXT.md\n${read('phases/02-calendar-and-core-loop/02-CONTEXT.md').trimEnd()}`);
+    // Requirements cited in the frontmatter, with their text.
+    expect(t.v2).toMatch(/^§ milestones\/v1\.0-REQUIREMENTS#FR-1\n### FR-1: Monthly Calendar Grid\nDisplay the current month/m);
+    expect(t.v2).not.toContain('<execution_context>');
+    expect(t.v2).toContain('INVARIANTS see .planning/PROJECT.md');
+    // Every line of every task is there.
+    for (const line of raw.split('\n').filter((l) => /^\s*- cycleDay/.test(l))) expect(t.v2_resolved).toContain(line.trim());
   });
 
-  it('floor is the objective and tasks; the whole body when the plan has neither', () => {
-    const ctx = base();
-    const { model } = importGsd(ctx, { from: syntheticProject() });
-    const p1 = model.project.plans.find((x) => x.id === '01-01');
-    const f = floorText(p1 as never);
-    expect(f).toContain('Build login against src/auth/login.ts.');
-    expect(f).toContain('<name>Task 1: login()</name>');
-    expect(f).not.toContain('<success_criteria>');
-    const p3 = model.project.plans.find((x) => x.id === '01-03');
-    expect(floorText(p3 as never)).toContain('Remove the session');
-    expect(v1Text(model.project.planningDir, p3 as never).files).toBe(0);
-  });
-});
-
-describe('the v2 spec and its completeness check', () => {
-  const setup = () => {
-    const ctx = base();
-    const { model } = importGsd(ctx, { from: syntheticProject() });
-    const plan = model.project.plans.find((x) => x.id === '01-01');
-    if (!plan) throw new Error('no plan 01-01');
-    const spec = planSpec(model, plan);
-    const brief = renderBrief(ctx, { task: plan.id, ...spec }).text;
-    const input = {
-      brief,
-      table: readSymbols(ctx),
-      plan,
-      skipped: new Set(model.tasks.path_ids.skipped),
-      pathPrefix: 'F',
-      truthIds: model.truthIds.get(plan.id) ?? [],
-      requirementIds: ['AUTH-01'],
-    };
-    return { ctx, model, plan, spec, brief, input };
-  };
-
-  it('passes on the brief as built', () => {
-    const { input } = setup();
-    const c = checkCompleteness(input);
-    expect(c.failures).toEqual([]);
-    expect(c.checks).toBeGreaterThan(10);
-  });
-
-  it('fails when an id is defined nowhere', () => {
-    const { input } = setup();
-    const table = { ...input.table };
-    delete table.F2;
-    const brief = input.brief.replace(/^F2\t.*\n/m, '');
-    const c = checkCompleteness({ ...input, brief, table });
-    expect(c.failures.join('\n')).toMatch(/id F2 is used but defined neither/);
-  });
-
-  it('fails when a path the plan names is unreachable, or a listed entry disagrees with the table', () => {
-    const { input } = setup();
-    // Drop the id and every literal mention (the <automated> command names the path too).
-    const brief = input.brief.replace(/^F2\t.*\n/m, '').replace(/\bF2\b/g, 'the test file').replaceAll('tests/login.test.ts', 'the test');
-    const dropped = checkCompleteness({ ...input, brief });
-    expect(dropped.failures.join('\n')).toMatch(/path tests\/login\.test\.ts is named by the plan/);
-    const wrong = checkCompleteness({ ...input, brief: input.brief.replace('F1\tsrc/auth/login.ts', 'F1\tsrc/auth/other.ts') });
-    expect(wrong.failures.join('\n')).toMatch(/SYMBOLS lists F1/);
-  });
-
-  it('fails when a truth, a requirement or a capsule dependency is missing', () => {
-    const { input, ctx, model } = setup();
-    const noTruth = checkCompleteness({ ...input, brief: input.brief.replace(/01-01\.T2/g, '') });
-    expect(noTruth.failures.join('\n')).toMatch(/truth 01-01\.T2/);
-    const noReq = checkCompleteness({ ...input, brief: input.brief.replace(/AUTH-01/g, '') });
-    expect(noReq.failures.join('\n')).toMatch(/requirement AUTH-01/);
-    // Plan 01-05's closure holds 01-02, which depends on 01-01: cut 01-01 out.
-    const p5 = model.project.plans.find((x) => x.id === '01-05');
-    if (!p5) throw new Error('no 01-05');
-    const full = renderBrief(ctx, { task: p5.id, ...planSpec(model, p5) }).text;
-    const c5 = { ...input, plan: p5, truthIds: [], requirementIds: [] };
-    expect(checkCompleteness({ ...c5, brief: full }).failures).toEqual([]);
-    const cut = full.replace(/# 01-01\n(?:[a-z]+: .*\n)+\n?/, '');
-    expect(cut).not.toContain('# 01-01');
-    expect(cut).toContain('depends: 01-01');
-    expect(checkCompleteness({ ...c5, brief: cut }).failures.join('\n')).toMatch(/capsule dependency 01-01 is not in the brief/);
-  });
-
-  it('replaces paths in prose only: not in fenced code, not in commands, not inside longer paths', () => {
-    const r = new PathReplacer(new Map([['src/app.js', 'F7'], ['app.js', 'F8']]));
-    const used: string[] = [];
-    const out = r.text(
-      ['Edit src/app.js and `src/app.js`.', 'Run `node src/app.js` or <automated>node src/app.js</automated>.', 'Keep lib/src/app.js and src/app.jsx.', '```', 'import "./src/app.js"; src/app.js', '```', 'Root app.js too.'].join('\n'),
-      (id) => used.push(id),
+  it('resolves a ROADMAP reference to the plan\'s own phase entry and a SUMMARY reference to its capsule', () => {
+    const r = fixtures();
+    const p = r.plans.find((x) => x.tree === 'FabienStarseed__wind-turbines-reports' && x.id === '02-02');
+    expect(p?.refs).toEqual(
+      expect.arrayContaining([
+        { via: 'context', path: '.planning/ROADMAP.md', resolution: 'units', units: ['ROADMAP#phase-2'] },
+        { via: 'context', path: '.planning/phases/02-persistence/02-01-SUMMARY.md', resolution: 'capsule', capsule: '02-01' },
+        { via: 'context', path: 'backend/api.py', resolution: 'outside' },
+        { via: 'context', path: '.planning/STATE.md', resolution: 'read' },
+      ]),
     );
-    expect(out.split('\n')).toEqual([
-      'Edit F7 and `F7`.',
-      'Run `node src/app.js` or <automated>node src/app.js</automated>.',
-      'Keep lib/src/app.js and src/app.jsx.',
-      '```',
-      'import "./src/app.js"; src/app.js',
-      '```',
-      'Root F8 too.',
-    ]);
-    expect([...new Set(used)]).toEqual(['F7', 'F8']);
+    expect(p?.units.map((u) => u.id)).toEqual(expect.arrayContaining(['02-CONTEXT#area-a', '02-RESEARCH#pattern-2', 'REQUIREMENTS#PERS-01']));
+    expect(p?.capsules).toEqual(['02-01']);
   });
 
-  it('turns frontmatter into compact lines and restated truths into ids', () => {
-    const { spec } = setup();
-    expect(spec.spec).toContain('requirements: AUTH-01');
-    expect(spec.spec).toMatch(/^files: F\d+, F\d+$/m);
-    expect(spec.spec).toContain('must be true: 01-01.T1, 01-01.T2');
-    expect(spec.spec).toMatch(/^- 01-01\.T1$/m); // "- Login rejects a wrong password" under <verification>
-    expect(spec.spec).toContain('<automated>npx vitest run tests/login.test.ts</automated>');
-    expect(spec.symbols).toEqual(expect.arrayContaining(['AUTH-01', '01-01.T1', '01-01.T2']));
-    expect(spec.invariants).toBe('.planning/PROJECT.md');
+  it('shows what each mechanism earns (ablation) and the results side', () => {
+    const r = fixtures();
+    const row = (arm: string) => r.ablation.find((a) => a.arm === arm);
+    expect(row('v2')?.tokens).toBe(r.total.v2_tokens);
+    expect(row('lean')?.tokens).toBe(r.total.lean_tokens);
+    for (const a of ['no_units', 'no_capsules', 'no_symbols']) {
+      expect(row(a)?.tokens, a).toBeGreaterThanOrEqual(r.total.v2_tokens);
+      expect(row(a)?.over_v2).toBe((row(a)?.tokens ?? 0) - r.total.v2_tokens);
+    }
+    expect(row('no_units')?.recall).toBe(100);
+    expect(row('no_symbols')?.recall).toBe(100);
+    // Without capsules, SUMMARYs a plan reads are read whole, but the results of the plans it only
+    // depends on are gone: recall says so.
+    expect(row('no_capsules')?.recall).toBeLessThan(100);
+    expect(row('no_units')?.over_v2).toBeGreaterThan(100000);
+    expect(row('no_capsules')?.over_v2).toBeGreaterThan(10000);
+    expect(r.results.plans).toBe(55 - 1); // 03-01 of HYDRA has a summary but no plan; 04-06 of HYDRA has no summary
+    expect(r.results.typed_tokens).toBeLessThan(r.results.summary_tokens);
+    // Lean drops what plans reference: its recall is below v2's, and says what is missing.
+    expect(r.total.recall.lean).toBeLessThan(100);
+    expect(r.total.recall_kinds.lean.read[0]).toBeLessThan(r.total.recall_kinds.lean.read[1]);
+    expect(r.total.recall_kinds.v2.read[0]).toBe(r.total.recall_kinds.v2.read[1]);
+    expect(formatBench(r).join('\n')).toMatch(/^total +55 +\d+ +\d+ +\d+ +-?\d+\.\d% +-?\d+\.\d% +100% +\d+(\.\d)?%$/m);
+  });
+});
+
+describe('bench gsd: the brief an orchestrator sends is the one the bench counts', () => {
+  it('gsdBrief after an import returns exactly the counted v2 text of the bench', () => {
+    const project = copyTestdata();
+    const r = benchGsd(base(), project, { texts: true });
+    const ctx = makeCtx(path.join(project, '.planning'));
+    importGsd(ctx);
+    for (const p of r.plans) {
+      const b = gsdBrief(ctx, p.id);
+      expect(b.counted_text, p.id).toBe(r.texts?.get(p.id)?.v2);
+      expect(b.total_tokens).toBe(p.v2_tokens);
+      expect(b.tokens).toBe(p.brief_tokens);
+    }
+    expect(gsdBrief(ctx, '1-2b').plan).toBe('01-02b');
+    expect(() => gsdBrief(ctx, '09-09')).toThrow(/no plan "09-09".*plans: 01-01/);
+  });
+
+  it('carries a plan\'s own decision, the one it names in another phase, and every meaning of an ambiguous one', () => {
+    const project = copyTestdata();
+    const r = benchGsd(base(), project, { texts: true });
+    const v2 = (id: string) => r.texts?.get(id)?.v2 as string;
+    // 02-01 cites D-01 (its own phase: append-only) and "D-02 from Phase 1".
+    expect(v2('02-01')).toContain('§ 02-CONTEXT#D-01\n- **D-01:** Audit rows are append-only.');
+    expect(v2('02-01')).toContain('§ 01-CONTEXT#D-02\n- **D-02:** Login returns 401 on a wrong password, never 404.');
+    expect(v2('02-01')).not.toContain('01-CONTEXT#D-01');
+    expect(v2('02-01')).not.toContain('Audit rows keep the IP');
+    // 01-02: a range D-03–D-04 (the continuation line of D-04 included) and "CONTEXT.md Area A".
+    expect(v2('01-02')).toContain('- **D-04:** Sessions expire after 30 minutes of inactivity;\n  a request within the window refreshes them.\n§ ');
+    expect(v2('01-02')).toContain('§ 01-CONTEXT#area-a');
+    expect(v2('01-02')).toContain('# 01-01\nwhat: login() with argon2id hashing');
+    // 03-01 has no CONTEXT: D-04 is defined once (phase 1); D-01 twice, so both are carried and flagged.
+    const p3 = r.plans.find((p) => p.id === '03-01');
+    expect(p3?.units.filter((u) => u.ambiguous).map((u) => u.id)).toEqual(['01-CONTEXT#D-01', '02-CONTEXT#D-01']);
+    expect(p3?.units.map((u) => u.id)).toContain('01-CONTEXT#D-04');
+    expect(v2('03-01')).toMatch(/^context \.planning\/phases\/03-extra\/03-RESEARCH\.md -> missing from the tree$/m);
+    // 01-01: read_first names Pitfall 1; the action names Pattern 1; src files are listed, not dropped.
+    expect(r.plans.find((p) => p.id === '01-01')?.units.map((u) => u.id)).toEqual([
+      'ROADMAP#phase-1',
+      '01-CONTEXT#D-01',
+      '01-CONTEXT#D-02',
+      '01-RESEARCH#pattern-1',
+      '01-RESEARCH#pitfall-1',
+      'REQUIREMENTS#AUTH-01',
+    ]);
+    expect(v2('01-01')).toMatch(/^read_first src\/auth\/hash\.ts -> project file/m);
+    expect(v2('01-01')).toMatch(/^workflow \.claude\/get-shit-done\/workflows\/execute-plan\.md -> GSD's own workflow/m);
+    expect(r.total.completeness_pct).toBe(100);
+  });
+
+  it('--emit-briefs writes exactly the counted texts, and the resolved v2 carries no ids', () => {
+    const out = path.join(tmp(), 'briefs');
+    const project = copyTestdata();
+    const r = benchGsd(base(), project, { texts: true, emitBriefs: out });
+    expect(r.emitted).toBe(out);
+    for (const p of r.plans) {
+      const t = r.texts?.get(p.id) as PlanTexts;
+      expect(fs.readFileSync(path.join(out, `${p.id}.v1.txt`), 'utf8')).toBe(t.v1);
+      expect(fs.readFileSync(path.join(out, `${p.id}.lean.txt`), 'utf8')).toBe(t.lean);
+      expect(fs.readFileSync(path.join(out, `${p.id}.v2.txt`), 'utf8')).toBe(t.v2);
+      const resolved = fs.readFileSync(path.join(out, `${p.id}.v2.resolved.txt`), 'utf8');
+      expect(resolved).not.toMatch(/^SYMBOLS$/m);
+      for (const [id, value] of t.built.symbols) {
+        expect(resolved).not.toMatch(new RegExp(`(?<![A-Za-z0-9_.-])${id.replace(/\./g, '\\.')}(?![A-Za-z0-9_])`));
+        expect(resolved).toContain(value);
+      }
+    }
+    // Several trees: one folder per tree.
+    const several = path.join(tmp(), 'several');
+    fs.mkdirSync(several);
+    fs.cpSync(project, path.join(several, 'a'), { recursive: true });
+    fs.cpSync(syntheticProject(), path.join(several, 'b'), { recursive: true });
+    const out2 = path.join(tmp(), 'briefs2');
+    const r2 = benchGsd(base(), several, { emitBriefs: out2 });
+    expect(r2.trees.map((t) => t.tree)).toEqual(['a', 'b']);
+    expect(fs.existsSync(path.join(out2, 'a', '01-01.v2.txt'))).toBe(true);
+    expect(fs.existsSync(path.join(out2, 'b', '01-01.v2.txt'))).toBe(true);
+  });
+
+  it('--record writes one run and one ledger line per plan per arm whose sums are the bench totals; without it nothing is written', () => {
+    const project = copyTestdata();
+    const before = hashTree(project);
+    const ctx = base();
+    const plain = benchGsd(ctx, project);
+    expect(fs.existsSync(ctx.root)).toBe(false);
+    expect(plain.recorded).toBeUndefined();
+    const r = benchGsd(ctx, project, { record: true, run: 'gsd-odd-1' });
+    expect(hashTree(project)).toEqual(before);
+    expect(r.recorded).toEqual({ run: 'gsd-odd-1', lines: r.plans.length * 3, workspace: ctx.root });
+    const lines = readLedger(ctx).entries.filter((e) => e.run === 'gsd-odd-1');
+    expect(lines).toHaveLength(r.plans.length * 3);
+    for (const arm of ['v1', 'lean', 'v2'] as const) {
+      const mine = lines.filter((e) => e.arm === arm);
+      expect(mine.reduce((s, e) => s + e.tokens, 0)).toBe(r.total[`${arm}_tokens`]);
+      for (const e of mine) {
+        expect(e).toMatchObject({ role: 'orchestration', source: 'tokenizer', tokenizer: ctx.tokenizer.name, run: 'gsd-odd-1' });
+        const p = r.plans.find((x) => x.id === e.plan);
+        expect(e.phase).toBe(p?.phase);
+        expect(e.tokens).toBe(p?.[`${arm}_tokens`]);
+      }
+    }
+    const rec = readRun(ctx, 'gsd-odd-1');
+    expect(rec).toMatchObject({ kind: 'bench-gsd', workspace: 'odd', arms: { v1: expect.any(String), lean: expect.any(String), v2: expect.any(String) } });
+    const details = rec?.details as BenchResult;
+    expect(details.total).toEqual(r.total);
+    expect(details.plans[0]?.recall).toBeDefined();
+    expect(details.ablation.map((a) => a.arm)).toEqual(['lean', 'no_units', 'no_capsules', 'no_symbols', 'v2']);
+    expect(details.results.plans).toBeGreaterThan(0);
+  });
+
+  it('recall catches the old failure modes: every <action> emptied, or a header and a file list', () => {
+    const project = copyTestdata();
+    const ctx = makeCtx(path.join(project, '.planning'));
+    const { model } = importGsd(ctx);
+    for (const plan of model.project.plans.filter((p) => /<action>/.test(p.raw))) {
+      const b = buildGsdBrief(ctx, model, plan);
+      const items = recallItems(ctx, model, b);
+      expect(checkRecall(b.counted, items).pct, plan.id).toBe(100);
+      const emptied = b.counted.replace(/<action>[\s\S]*?<\/action>/g, '<action></action>');
+      const r1 = checkRecall(emptied, items);
+      expect(r1.pct, plan.id).toBeLessThan(100);
+      expect(r1.missing.some((m) => m.startsWith('task line')), plan.id).toBe(true);
+      const header = `TASK ${plan.id}\nSPEC\nfiles: ${plan.parsed.filesModified.join(', ')}\n`;
+      expect(checkRecall(header, items).pct, plan.id).toBeLessThan(50);
+    }
   });
 });

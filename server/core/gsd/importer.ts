@@ -1,80 +1,113 @@
 /**
  * `heimdall import gsd`: adopt a GSD `.planning/` tree by writing Heimdall state beside it, never
  * touching GSD's own files:
- *  - symbols (protocol/symbols.json): an `F<n>` id per file path that recurs across the tree, the
- *    GSD requirement ids (DATA-04, FR-11, ...) with their descriptions, and `<plan>.T<n>` per
- *    must-have truth;
+ *  - units (protocol/units.json): every decision, requirement, roadmap phase entry, section and
+ *    STATE.md fact of the tree's documents, with a stable id and its exact text (units.ts);
+ *  - facts of STATE.md on the blackboard (`gsd.state.<name>`);
+ *  - symbols (protocol/symbols.json): an `F<n>` id per file path that recurs across the tree and
+ *    `<plan>.T<n>` per must-have truth, which a brief uses where they save tokens;
  *  - one capsule per SUMMARY (protocol/capsules/<plan>.md, 10 lines at most), depending on the
  *    capsules of the plan's `depends_on`;
- *  - the task list (protocol/tasks.json, versioned with PROTOCOL_VERSION): one entry per plan with
- *    wave, dependencies, files, requirements, truths and status, and the ids the importer owns.
+ *  - the task list (protocol/tasks.json, see TasksFile).
  *
  * Idempotent: every write is skipped when the content would not change, so a second run over the
- * same tree leaves every file, protocol.log included, exactly as it was. Ids are stable across
- * runs: an id the importer created before keeps its value; a symbol or capsule someone else wrote
- * is never overwritten (the conflict is reported and another id is used or the capsule skipped).
+ * same tree leaves every file, protocol.log included, exactly as it was. What the import wrote
+ * before and the tree no longer produces (a deleted plan's capsule and truths, a deleted document's
+ * units, a STATE fact that is gone) is removed; only what the import itself owns is ever removed.
+ * Ids are stable across runs: an id the importer created before keeps its value; a symbol or
+ * capsule someone else wrote is never overwritten (the conflict is reported and another id is used
+ * or the capsule skipped).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { capsulePath, renderCapsule, writeCapsule } from '../capsules/capsules.js';
+import { capsulePath, listCapsuleIds, readCapsule, renderCapsule, writeCapsule } from '../capsules/capsules.js';
+import { deleteFact, readFacts, setFact } from '../blackboard/blackboard.js';
 import { logAction } from '../log/protocolLog.js';
 import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
 import { NAME_PATTERN } from '../planning/ids.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
-import { readSymbols, setSymbols } from '../symbols/symbols.js';
-import { cleanPath, oneLine } from './parse.js';
-import { type GsdPlan, type GsdProject, type GsdSummary, type Issue, comparePlanIds, loadGsdProject, planningRelative } from './tree.js';
+import { deleteSymbol, readSymbols, setSymbols } from '../symbols/symbols.js';
+import { readUnitsFile, writeUnits } from '../units/units.js';
+import type { GsdModel } from './brief.js';
+import { cleanDeclaredPath, cleanPath, oneLine } from './parse.js';
+import { type GsdPlan, type GsdProject, type GsdSummary, type Issue, type PlanFileEntry, comparePlanIds, loadGsdProject, planningRelative } from './tree.js';
+import { projectUnits, storedUnit } from './units.js';
 
-export type SymbolKind = 'path' | 'requirement' | 'truth';
+export type SymbolKind = 'path' | 'truth';
 
+/**
+ * One entry of protocol/tasks.json: a plan (or a finished summary without a plan). Issue 13's ready
+ * queue and claims read these; keep the field names stable.
+ */
 export interface GsdTask {
+  /** Plan id: `02-01`, `03-05b`, `quick-001`, `04-plan` (a bare PLAN.md). Also the capsule id. */
   id: string;
+  /** `02`, `02.1`, or `quick`. */
   phase: string;
+  /** Folder of the plan under phases/ (`02-persistence`) or `quick/<dir>`. */
   phase_dir: string;
   plan: string;
+  kind: 'phase' | 'quick';
   wave: number;
+  /** `done` when a SUMMARY exists, else `todo`. */
   status: 'done' | 'todo';
   title?: string;
+  /** Plan ids this plan waits for (resolved depends_on; cycles and unknown plans dropped and reported). */
   depends: string[];
-  /** files_modified, as symbol ids where the path recurs, else the path. */
-  files: string[];
+  /**
+   * What the plan writes: files_modified plus the `<files>` of its tasks, as project-relative
+   * paths (`./x` and `x` are one path), sorted. A claim on these is what keeps two executors apart.
+   */
+  write_set: string[];
+  /** Requirement ids as the plan lists them. */
   requirements: string[];
-  truths: string[];
   /** Relative to the planning folder; null for a summary without a plan. */
   plan_file: string | null;
   summary_file: string | null;
   capsule: string | null;
-  /** The plan's context references, as written. */
-  context: string[];
+  /** Issue kinds the import reported for this plan's file (no_context, bad_frontmatter, ...). */
   issues: string[];
 }
 
+/**
+ * protocol/tasks.json, written by `heimdall import gsd`:
+ *
+ * ```json
+ * {
+ *   "version": "2.0.0",
+ *   "source": "gsd",
+ *   "planning_dir": "/abs/project/.planning",
+ *   "path_ids": { "prefix": "F", "skipped": [1] },
+ *   "tasks": [ { "id": "02-02", "phase": "02", "phase_dir": "02-persistence", "plan": "02", "kind": "phase",
+ *                "wave": 2, "status": "todo", "title": "...", "depends": ["02-01"],
+ *                "write_set": ["backend/api.py"], "requirements": ["PERS-01"],
+ *                "plan_file": "phases/02-persistence/02-02-PLAN.md", "summary_file": null,
+ *                "capsule": null, "issues": [] } ],
+ *   "plan_files": [ { "file": "phases/05-x/NOTES_PLAN.md", "status": "skipped", "reason": "..." } ],
+ *   "owned": { "symbols": { "F1": "path", "02-02.T1": "truth" }, "capsules": ["02-01"], "facts": ["gsd.state.status"] }
+ * }
+ * ```
+ * `tasks` is sorted by plan id; `plan_files` lists every file whose name says PLAN and what the
+ * import did with it; `owned` is what the importer wrote and may later update or remove.
+ */
 export interface TasksFile {
   version: string;
   source: 'gsd';
+  /** The GSD planning folder the tasks were read from (absolute). */
+  planning_dir: string;
   /** Path symbols are `${prefix}<n>`; `skipped` numbers occur in the tree's own text and are never allocated. */
   path_ids: { prefix: string; skipped: number[] };
   tasks: GsdTask[];
-  owned: { symbols: Record<string, SymbolKind>; capsules: string[] };
+  plan_files: PlanFileEntry[];
+  owned: { symbols: Record<string, SymbolKind>; capsules: string[]; facts?: string[] };
 }
 
 /** Everything the brief builder needs to know about an import, besides the files it wrote. */
-export interface GsdImport {
-  project: GsdProject;
-  /** Recurring path -> symbol id. */
-  pathIds: Map<string, string>;
-  /** Requirement id as the plans write it -> symbol id (the same string unless it was taken or invalid). */
-  requirementIds: Map<string, string>;
-  /** Plan id -> truth symbol ids, in must_haves order. */
-  truthIds: Map<string, string[]>;
+export interface GsdImport extends GsdModel {
   /** Every symbol the import defines, id -> value. */
   symbols: Record<string, string>;
-  /** Capsule ids written (or already current), one per summary. */
-  capsules: Set<string>;
-  /** The GSD file that holds the project's invariants (PROJECT.md), relative to the project root. */
-  invariants?: string;
   tasks: TasksFile;
   tasksFile: string;
 }
@@ -83,10 +116,17 @@ export interface ImportReport {
   planning_dir: string;
   state_dir: string;
   plans: number;
+  /** Files whose name says PLAN, and how many were imported. */
+  plans_found: number;
+  plans_imported: number;
+  /** The files not imported, with the reason. */
+  plans_skipped: PlanFileEntry[];
   summaries: number;
   phases: number;
-  symbols: { total: number; changed: number; paths: number; requirements: number; truths: number };
-  capsules: { total: number; written: number };
+  units: { total: number; changed: boolean; added: number; removed: number; by_kind: Record<string, number> };
+  facts: { total: number; changed: number; removed: number };
+  symbols: { total: number; changed: number; removed: number; paths: number; truths: number };
+  capsules: { total: number; written: number; removed: number };
   tasks_file: string;
   tasks_written: boolean;
   /** False when the run changed nothing (a repeated import). */
@@ -100,7 +140,8 @@ export function tasksFilePath(ctx: Ctx): string {
   return path.join(ctx.paths.protocolDir, 'tasks.json');
 }
 
-function readTasksFile(file: string): TasksFile | undefined {
+/** The task list, or undefined before the first import. */
+export function readTasksFile(file: string): TasksFile | undefined {
   const data = readJsonFile(file);
   if (data === undefined) return undefined;
   const t = data as Partial<TasksFile>;
@@ -143,73 +184,6 @@ export function refPath(ref: string): string | undefined {
   return cleanPath(ref);
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** The description of a requirement id, from REQUIREMENTS.md, milestone requirement files or a ROADMAP table. */
-function requirementDescriptions(project: GsdProject, ids: string[]): Map<string, string> {
-  const files: string[] = [];
-  const add = (f: string) => {
-    if (!files.includes(f) && fs.existsSync(f)) files.push(f);
-  };
-  add(path.join(project.planningDir, 'REQUIREMENTS.md'));
-  const walk = (dir: string, depth: number) => {
-    let entries: fs.Dirent[] = [];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.isDirectory() && depth < 2 && e.name !== 'phases' && e.name !== 'protocol') walk(path.join(dir, e.name), depth + 1);
-      else if (e.isFile() && /REQUIREMENTS.*\.md$/i.test(e.name)) add(path.join(dir, e.name));
-    }
-  };
-  walk(project.planningDir, 0);
-  add(path.join(project.planningDir, 'ROADMAP.md'));
-  const texts = files.map((f) => fs.readFileSync(f, 'utf8').replace(/\r\n?/g, '\n'));
-  const out = new Map<string, string>();
-  const clean = (s: string) => oneLine(s.replace(/\*\*/g, '').replace(/^[:：—–-]\s*/, ''), 600);
-  for (const id of ids) {
-    const e = escapeRe(id);
-    const patterns = [
-      new RegExp(`\\*\\*${e}\\*\\*\\s*[:：—–-]?\\s*(.+)$`, 'm'),
-      new RegExp(`^#{1,6}\\s*${e}\\s*[:：—–-]\\s*(.+)$`, 'm'),
-      new RegExp(`^\\s*[-*]\\s*(?:\\[.\\]\\s*)?${e}\\s*[:：—–-]\\s*(.+)$`, 'm'),
-    ];
-    let found: string | undefined;
-    for (const t of texts) {
-      for (const re of patterns) {
-        const m = re.exec(t);
-        if (m && clean(m[1] as string)) {
-          found = clean(m[1] as string);
-          break;
-        }
-      }
-      if (found) break;
-    }
-    if (!found) {
-      const row = new RegExp(`^\\|\\s*${e}\\s*\\|(.+)\\|\\s*$`, 'm');
-      for (const t of texts) {
-        const m = row.exec(t);
-        if (!m) continue;
-        const cells = (m[1] as string)
-          .split('|')
-          .map((c) => c.trim())
-          .filter((c) => c && !/^(phase\s*[\d.]+|complete[d]?|pending|done|in progress|not started|\d+|[—–-]+|✓|✗|\[.\])$/i.test(c));
-        const best = cells.sort((a, b) => b.length - a.length)[0];
-        if (best) {
-          found = clean(best);
-          break;
-        }
-      }
-    }
-    if (found) out.set(id, found);
-  }
-  return out;
-}
-
 /** Symbol-safe version of an id as GSD writes it ("REQ 1" -> "REQ_1"). */
 function safeId(s: string): string {
   let id = s.replace(/[^A-Za-z0-9_.-]/g, '_').replace(/\.{2,}/g, '.');
@@ -219,7 +193,6 @@ function safeId(s: string): string {
 
 interface Allocation {
   pathIds: Map<string, string>;
-  requirementIds: Map<string, string>;
   truthIds: Map<string, string[]>;
   symbols: Record<string, string>;
   owned: Record<string, SymbolKind>;
@@ -254,20 +227,6 @@ function allocate(project: GsdProject, table: Record<string, string>, previous: 
     }
     throw new HeimdallError('conflict', `cannot find a free symbol id for ${wanted}`);
   };
-
-  // Requirements: the GSD id is the symbol id.
-  const reqs: string[] = [];
-  for (const p of project.plans) for (const r of p.parsed.requirements) if (!reqs.includes(r)) reqs.push(r);
-  const desc = requirementDescriptions(project, reqs);
-  const requirementIds = new Map<string, string>();
-  for (const r of reqs) {
-    let value = desc.get(r);
-    if (!value) {
-      value = `requirement ${oneLine(r, 200)} (no description found in .planning)`;
-      issues.push({ kind: 'requirement_undescribed', file: 'REQUIREMENTS.md', detail: `no description found for requirement ${r}` });
-    }
-    requirementIds.set(r, place(safeId(r), value, 'requirement', 'REQUIREMENTS.md'));
-  }
 
   // Truths: <plan>.T<n>.
   const truthIds = new Map<string, string[]>();
@@ -312,17 +271,18 @@ function allocate(project: GsdProject, table: Record<string, string>, previous: 
       }
     }
   }
-  return { pathIds, requirementIds, truthIds, symbols, owned, skipped: [...natural].sort((a, b) => a - b) };
+  return { pathIds, truthIds, symbols, owned, skipped: [...natural].sort((a, b) => a - b) };
 }
 
 // ---------------------------------------------------------------------------------------------
 
-function capsuleInput(s: GsdSummary, plan: GsdPlan | undefined, pathIds: Map<string, string>, capsuleIds: Set<string>) {
+function capsuleInput(s: GsdSummary, plan: GsdPlan | undefined, capsuleIds: Set<string>) {
   const ps = s.parsed;
   const title = ps.title?.replace(/\s*summary\s*$/i, '').trim();
   const what = ps.oneLiner || (ps.provides.length ? ps.provides.join('; ') : '') || title || `plan ${s.id} finished`;
   const files = ps.keyFiles.length ? ps.keyFiles : (plan?.parsed.filesModified ?? []);
-  const where = files.length ? files.map((f) => pathIds.get(f) ?? f).join(', ') : `.planning/${s.file}`;
+  // Real paths, not F<n> ids: a capsule is read inside briefs that may not define those ids.
+  const where = files.length ? files.join(', ') : `.planning/${s.file}`;
   const depends = (plan?.depends ?? []).filter((d) => capsuleIds.has(d));
   return {
     what: oneLine(what, 400),
@@ -333,50 +293,98 @@ function capsuleInput(s: GsdSummary, plan: GsdPlan | undefined, pathIds: Map<str
   };
 }
 
-function taskFor(p: GsdPlan, a: Allocation, capsules: Set<string>, issues: Issue[]): GsdTask {
+/** files_modified plus the files of its tasks, normalised and sorted. */
+export function writeSet(p: GsdPlan): string[] {
+  const out = new Set<string>();
+  for (const f of [...p.parsed.filesModified, ...p.parsed.taskFiles]) {
+    const c = cleanDeclaredPath(f);
+    if (c) out.add(path.posix.normalize(c).replace(/^\.\//, ''));
+  }
+  return [...out].sort();
+}
+
+function taskFor(p: GsdPlan, capsules: Set<string>, issues: Issue[]): GsdTask {
   return {
     id: p.id,
     phase: p.phase,
     phase_dir: p.phaseDir,
     plan: p.plan,
+    kind: p.kind,
     wave: p.wave,
     status: p.summary ? 'done' : 'todo',
     ...(p.parsed.title ? { title: p.parsed.title } : {}),
     depends: p.depends,
-    files: p.parsed.filesModified.map((f) => a.pathIds.get(f) ?? f),
-    requirements: p.parsed.requirements.map((r) => a.requirementIds.get(r) ?? r),
-    truths: a.truthIds.get(p.id) ?? [],
+    write_set: writeSet(p),
+    requirements: p.parsed.requirements,
     plan_file: p.file,
     summary_file: p.summary?.file ?? null,
     capsule: p.summary && capsules.has(p.id) ? p.id : null,
-    context: p.contextRefs,
     issues: [...new Set(issues.filter((i) => i.file === p.file).map((i) => i.kind))],
   };
 }
 
-/** Build the import model without writing anything (the bench and the importer share it). */
-export function planImport(ctx: Ctx, from: string): { project: GsdProject; alloc: Allocation; previous?: TasksFile; issues: Issue[] } {
-  const project = loadGsdProject(from);
-  const issues = [...project.issues];
-  const previous = readTasksFile(tasksFilePath(ctx));
-  const alloc = allocate(project, readSymbols(ctx), previous, issues);
-  return { project, alloc, previous, issues };
+function readOrUndefined(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * Import the GSD tree at `from` (a project folder or its .planning) into the Heimdall state of
- * `ctx`. Returns the model (for briefs) and a report of what was written and what was odd.
+ * `ctx`. Returns the model (for briefs) and a report of what was written, pruned and odd.
  */
 export function importGsd(ctx: Ctx, opts: { from?: string } = {}): { model: GsdImport; report: ImportReport } {
-  const { project, alloc, previous, issues } = planImport(ctx, opts.from ?? ctx.root);
+  const project = loadGsdProject(opts.from ?? ctx.root);
+  const issues = [...project.issues];
+  const file = tasksFilePath(ctx);
+  const previous = readTasksFile(file);
+  // Refuse a broken units.json before writing anything else.
+  readUnitsFile(ctx);
   const table = readSymbols(ctx);
+  const alloc = allocate(project, table, previous, issues);
+  const index = projectUnits(project);
 
-  // 1. Symbols: only the entries whose value differs.
+  // 1. Units: the whole set, rewritten only when it changes.
+  const units = writeUnits(ctx, 'gsd', project.planningDir, index.units.map(storedUnit));
+
+  // 2. STATE.md facts on the blackboard, under keys the import owns.
+  const facts = readFacts(ctx);
+  const prevFacts = new Set(previous?.owned?.facts ?? []);
+  const ownedFacts: string[] = [];
+  let factsChanged = 0;
+  for (const f of index.facts) {
+    if (!NAME_PATTERN.test(f.key) || f.key.includes('..') || !f.value) continue;
+    if (facts[f.key] !== undefined && facts[f.key] !== f.value && !prevFacts.has(f.key)) {
+      issues.push({ kind: 'fact_conflict', file: 'STATE.md', detail: `blackboard ${f.key} already holds another value and was not written by an import; left as it is` });
+      continue;
+    }
+    ownedFacts.push(f.key);
+    if (facts[f.key] !== f.value) {
+      setFact(ctx, f.key, f.value);
+      factsChanged++;
+    }
+  }
+  let factsRemoved = 0;
+  for (const k of prevFacts) {
+    if (ownedFacts.includes(k) || facts[k] === undefined) continue;
+    deleteFact(ctx, k);
+    factsRemoved++;
+  }
+
+  // 3. Symbols: only the entries whose value differs; the import's old ids the tree no longer produces go.
   const changedSymbols: Record<string, string> = {};
   for (const [id, v] of Object.entries(alloc.symbols)) if (table[id] !== v) changedSymbols[id] = v;
   const symbolsChanged = Object.keys(changedSymbols).length ? setSymbols(ctx, changedSymbols) : 0;
+  let symbolsRemoved = 0;
+  for (const id of Object.keys(previous?.owned?.symbols ?? {})) {
+    if (alloc.symbols[id] !== undefined || table[id] === undefined) continue;
+    deleteSymbol(ctx, id);
+    symbolsRemoved++;
+  }
 
-  // 2. Capsules, dependencies first; a capsule is rewritten only when its text would change.
+  // 4. Capsules, dependencies first; a capsule is rewritten only when its text would change.
   const planById = new Map(project.plans.map((p) => [p.id, p]));
   const summaryIds = new Set(project.summaries.map((s) => s.id));
   const prevCapsules = new Set(previous?.owned?.capsules ?? []);
@@ -392,15 +400,9 @@ export function importGsd(ctx: Ctx, opts: { from?: string } = {}): { model: GsdI
     if (!s) return;
     const plan = planById.get(id);
     for (const d of plan?.depends ?? []) if (summaryIds.has(d)) writeOne(d);
-    const input = capsuleInput(s, plan, alloc.pathIds, capsules);
+    const input = capsuleInput(s, plan, capsules);
     const text = renderCapsule(id, input);
-    const file = capsulePath(ctx, id);
-    let current: string | undefined;
-    try {
-      current = fs.readFileSync(file, 'utf8');
-    } catch {
-      current = undefined;
-    }
+    const current = readOrUndefined(capsulePath(ctx, id));
     if (current !== undefined && current !== text && !prevCapsules.has(id)) {
       issues.push({ kind: 'capsule_conflict', file: s.file, detail: `capsule ${id} already exists and was not written by an import; left as it is` });
       return;
@@ -413,9 +415,32 @@ export function importGsd(ctx: Ctx, opts: { from?: string } = {}): { model: GsdI
     ownedCapsules.push(id);
   };
   for (const s of project.summaries) writeOne(s.id);
+  // A capsule the import wrote for a SUMMARY that is gone: removed, unless a capsule that stays depends on it.
+  let capsulesRemoved = 0;
+  const staying = listCapsuleIds(ctx).filter((id) => !prevCapsules.has(id) || capsules.has(id));
+  for (const id of prevCapsules) {
+    if (capsules.has(id)) continue;
+    const file = capsulePath(ctx, id);
+    if (!fs.existsSync(file)) continue;
+    const needed = staying.some((other) => {
+      try {
+        return readCapsule(ctx, other).depends.includes(id);
+      } catch {
+        return false;
+      }
+    });
+    if (needed) {
+      issues.push({ kind: 'capsule_conflict', file: `protocol/capsules/${id}.md`, detail: `its SUMMARY is gone but another capsule depends on it; kept` });
+      ownedCapsules.push(id);
+      continue;
+    }
+    withLock(file, () => fs.rmSync(file, { force: true }));
+    logAction(ctx, 'capsule', 'delete', `${id} (its SUMMARY left the GSD tree)`);
+    capsulesRemoved++;
+  }
 
-  // 3. The task list.
-  const tasks: GsdTask[] = project.plans.map((p) => taskFor(p, alloc, capsules, issues));
+  // 5. The task list.
+  const tasks: GsdTask[] = project.plans.map((p) => taskFor(p, capsules, issues));
   for (const s of project.summaries) {
     if (planById.has(s.id)) continue;
     tasks.push({
@@ -423,17 +448,16 @@ export function importGsd(ctx: Ctx, opts: { from?: string } = {}): { model: GsdI
       phase: s.phase,
       phase_dir: s.phaseDir,
       plan: s.plan,
+      kind: s.kind,
       wave: 0,
       status: 'done',
       ...(s.parsed.title ? { title: s.parsed.title } : {}),
       depends: [],
-      files: s.parsed.keyFiles.map((f) => alloc.pathIds.get(f) ?? f),
+      write_set: [...new Set(s.parsed.keyFiles)].sort(),
       requirements: [],
-      truths: [],
       plan_file: null,
       summary_file: s.file,
       capsule: capsules.has(s.id) ? s.id : null,
-      context: [],
       issues: ['summary_without_plan'],
     });
   }
@@ -441,43 +465,50 @@ export function importGsd(ctx: Ctx, opts: { from?: string } = {}): { model: GsdI
   const tasksFile: TasksFile = {
     version: PROTOCOL_VERSION,
     source: 'gsd',
+    planning_dir: project.planningDir,
     path_ids: { prefix: PATH_PREFIX, skipped: alloc.skipped },
     tasks,
-    owned: { symbols: sortKeys(alloc.owned), capsules: [...ownedCapsules].sort(comparePlanIds) },
+    plan_files: project.planFiles,
+    owned: { symbols: sortKeys(alloc.owned), capsules: [...new Set(ownedCapsules)].sort(comparePlanIds), facts: [...ownedFacts].sort() },
   };
-  const file = tasksFilePath(ctx);
   const content = `${JSON.stringify(tasksFile, null, 2)}\n`;
   const tasksWritten = withLock(file, () => {
-    let cur: string | undefined;
-    try {
-      cur = fs.readFileSync(file, 'utf8');
-    } catch {
-      cur = undefined;
-    }
-    if (cur === content) return false;
+    if (readOrUndefined(file) === content) return false;
     atomicWrite(file, content);
     return true;
   });
-  const changed = symbolsChanged > 0 || written > 0 || tasksWritten;
+  const changed = units.changed || factsChanged > 0 || factsRemoved > 0 || symbolsChanged > 0 || symbolsRemoved > 0 || written > 0 || capsulesRemoved > 0 || tasksWritten;
   if (changed) {
-    logAction(ctx, 'import', 'gsd', `${project.planningDir}: ${project.plans.length} plans, ${capsules.size} capsules (${written} written), ${symbolsChanged} symbols changed, ${issues.length} issues`);
+    logAction(
+      ctx,
+      'import',
+      'gsd',
+      `${project.planningDir}: ${project.plans.length} plans, ${index.units.length} units, ${capsules.size} capsules (${written} written, ${capsulesRemoved} removed), ${symbolsChanged} symbols changed, ${symbolsRemoved} removed, ${issues.length} issues`,
+    );
   }
-  const invariantsAbs = path.join(project.planningDir, 'PROJECT.md');
   const kinds = Object.values(alloc.owned);
+  const byKind: Record<string, number> = {};
+  for (const u of index.units) byKind[u.kind] = (byKind[u.kind] ?? 0) + 1;
+  const invariantsAbs = path.join(project.planningDir, 'PROJECT.md');
   const report: ImportReport = {
     planning_dir: project.planningDir,
     state_dir: ctx.paths.protocolDir,
     plans: project.plans.length,
+    plans_found: project.planFiles.length,
+    plans_imported: project.planFiles.filter((f) => f.status === 'imported').length,
+    plans_skipped: project.planFiles.filter((f) => f.status === 'skipped'),
     summaries: project.summaries.length,
     phases: new Set(project.plans.map((p) => p.phase)).size,
+    units: { total: index.units.length, changed: units.changed, added: units.added, removed: units.removed, by_kind: byKind },
+    facts: { total: ownedFacts.length, changed: factsChanged, removed: factsRemoved },
     symbols: {
       total: kinds.length,
       changed: symbolsChanged,
+      removed: symbolsRemoved,
       paths: kinds.filter((k) => k === 'path').length,
-      requirements: kinds.filter((k) => k === 'requirement').length,
       truths: kinds.filter((k) => k === 'truth').length,
     },
-    capsules: { total: capsules.size, written },
+    capsules: { total: capsules.size, written, removed: capsulesRemoved },
     tasks_file: file,
     tasks_written: tasksWritten,
     changed,
@@ -485,8 +516,8 @@ export function importGsd(ctx: Ctx, opts: { from?: string } = {}): { model: GsdI
   };
   const model: GsdImport = {
     project,
+    index,
     pathIds: alloc.pathIds,
-    requirementIds: alloc.requirementIds,
     truthIds: alloc.truthIds,
     symbols: alloc.symbols,
     capsules,
@@ -495,6 +526,40 @@ export function importGsd(ctx: Ctx, opts: { from?: string } = {}): { model: GsdI
     tasksFile: file,
   };
   return { model, report };
+}
+
+/**
+ * Rebuild the brief model of the tree imported into `ctx` (for `heimdall brief gsd` after an
+ * import): the tree is read again from the planning folder tasks.json names; ids and capsules come
+ * from what the import wrote.
+ */
+export function loadGsdModel(ctx: Ctx): GsdModel {
+  const tasks = readTasksFile(tasksFilePath(ctx));
+  if (!tasks) throw new HeimdallError('not_found', `no GSD import in ${ctx.paths.protocolDir} (no tasks.json); run: heimdall import gsd [--from DIR]`);
+  if (typeof tasks.planning_dir !== 'string') {
+    throw new HeimdallError('environment', `${tasksFilePath(ctx)} was written by an older import (no planning_dir); run heimdall import gsd again`);
+  }
+  const project = loadGsdProject(tasks.planning_dir);
+  const index = projectUnits(project);
+  const table = readSymbols(ctx);
+  const pathIds = new Map<string, string>();
+  const truthIds = new Map<string, string[]>();
+  const owned = tasks.owned?.symbols ?? {};
+  for (const [id, kind] of Object.entries(owned)) {
+    const v = table[id];
+    if (v === undefined) continue;
+    if (kind === 'path') pathIds.set(v, id);
+  }
+  // A truth's id is <plan>.T<n>, or gsd<k>.<plan>.T<n> when the import had to step around a taken id.
+  const truthsOwned = Object.entries(owned).filter(([id, kind]) => kind === 'truth' && table[id] !== undefined);
+  for (const p of project.plans) {
+    const ids = p.parsed.truths.filter(Boolean).map((t, i) => truthsOwned.find(([id]) => (id === `${p.id}.T${i + 1}` || id.endsWith(`.${p.id}.T${i + 1}`)) && table[id] === oneLine(t))?.[0]);
+    if (ids.length && ids.every((id) => id !== undefined)) truthIds.set(p.id, ids as string[]);
+  }
+  const existing = new Set(listCapsuleIds(ctx));
+  const capsules = new Set((tasks.owned?.capsules ?? []).filter((id) => existing.has(id)));
+  const invariantsAbs = path.join(project.planningDir, 'PROJECT.md');
+  return { project, index, pathIds, truthIds, capsules, ...(fs.existsSync(invariantsAbs) ? { invariants: '.planning/PROJECT.md' } : {}) };
 }
 
 function sortKeys<V>(m: Record<string, V>): Record<string, V> {

@@ -49,12 +49,19 @@ describe('frontmatter', () => {
     expect(refKey({ phase: '02.1', plan: '3' })).not.toBe(refKey({ phase: '2', plan: '3' }));
   });
 
-  it('falls back to a line-based reading when the YAML is invalid, and says so', () => {
-    const p = parsePlan(plan('wave: 3\ndepends_on: [01-02, 01-03\nfiles_modified:\n  - src/a.ts\nbad: : :'));
+  it('reads a broken frontmatter key by key: what parses is taken as written, nothing is guessed from the rest', () => {
+    const p = parsePlan(plan('wave: 3\ndepends_on: [01-02, 01-03\nfiles_modified:\n  - ./src/a.ts\nbad: : :'));
     expect(p.frontmatter.error).toBeTruthy();
+    expect(p.frontmatter.unreadable).toEqual(['depends_on', 'bad']);
     expect(p.wave).toBe(3);
     expect(p.filesModified).toEqual(['src/a.ts']);
-    expect(p.dependsOn.map((d) => parseDependency(d, '01')).map((r) => r && refKey(r))).toEqual(['1-2', '1-3']);
+    expect(p.dependsOn).toEqual([]);
+    // The old failure: a broken must_haves block gave truths read from its artifacts and links.
+    const broken = parsePlan(plan('wave: 1\nmust_haves:\n  truths:\n    - `x` works\n  artifacts:\n    - path: src/a.ts\n      provides: "A"'));
+    expect(broken.frontmatter.unreadable).toEqual(['must_haves']);
+    expect(broken.truths).toEqual([]);
+    expect(broken.artifacts).toEqual([]);
+    expect(broken.wave).toBe(1);
   });
 
   it('treats a file without --- as body only, and an unclosed block as no frontmatter', () => {
@@ -108,11 +115,16 @@ describe('dependencies, file names and paths', () => {
     expect(k('02.1-04')).toBe('2.1-4');
     expect(k('02')).toBe('3-2');
     expect(k('whatever')).toBeUndefined();
+    expect(k('03-05b')).toBe('3-5b');
+    expect(k('05b')).toBe('3-5b');
   });
 
   it('recognises plan and summary files and nothing else', () => {
     expect(planFileRef('01-02-PLAN.md')).toEqual({ phase: '01', plan: '02' });
     expect(planFileRef('02.1-01-PLAN.md')).toEqual({ phase: '02.1', plan: '01' });
+    expect(planFileRef('03-05b-PLAN.md')).toEqual({ phase: '03', plan: '05b' });
+    expect(refKey({ phase: '03', plan: '05b' })).not.toBe(refKey({ phase: '03', plan: '05' }));
+    expect(refKey({ phase: '3', plan: '5B' })).toBe(refKey({ phase: '03', plan: '05b' }));
     expect(planFileRef('PAPER_TRADING_PLAN.md')).toBeUndefined();
     expect(planFileRef('01-RESEARCH.md')).toBeUndefined();
     expect(summaryFileRef('03-01-SUMMARY.md')).toEqual({ phase: '03', plan: '01' });
@@ -151,6 +163,40 @@ describe('dependencies, file names and paths', () => {
       '.planning/phases/01-a/01-01-SUMMARY.md',
       '.planning/phases/01-a/01-RESEARCH.md',
     ]);
+  });
+
+  it('lists everything a plan says to read: context @-lines, inline @-references, read_first items with their notes', () => {
+    const body = [
+      '<context>',
+      '@.planning/PROJECT.md',
+      '- @.planning/phases/02-a/02-RESEARCH.md (Pattern 2, anti-patterns)',
+      '@src/app.ts',
+      '```',
+      '@decorator.fn',
+      '```',
+      '</context>',
+      '<tasks><task>',
+      '<read_first>',
+      '  - .planning/phases/02-a/02-CONTEXT.md (Area A, locked decisions)',
+      '  - `./src/storage.js` (STATUS constants)',
+      '</read_first>',
+      '<files_to_read>.planning/ROADMAP.md, src/dates.js</files_to_read>',
+      '<action>Follow @.planning/phases/02-a/02-RESEARCH.md closely; see `@.planning/STATE.md`. Email me@example.com.</action>',
+      '</task></tasks>',
+    ].join('\n');
+    const p = parsePlan(`---\nwave: 1\n---\n${body}`);
+    expect(p.reads).toEqual([
+      { path: '.planning/PROJECT.md', via: 'context' },
+      { path: '.planning/phases/02-a/02-RESEARCH.md', via: 'context', note: 'Pattern 2, anti-patterns' },
+      { path: 'src/app.ts', via: 'context' },
+      { path: '.planning/phases/02-a/02-RESEARCH.md', via: 'inline' },
+      { path: '.planning/STATE.md', via: 'inline' },
+      { path: '.planning/phases/02-a/02-CONTEXT.md', via: 'read_first', note: 'Area A, locked decisions' },
+      { path: 'src/storage.js', via: 'read_first', note: 'STATUS constants' },
+      { path: '.planning/ROADMAP.md', via: 'read_first' },
+      { path: 'src/dates.js', via: 'read_first' },
+    ]);
+    expect(p.workflowRefs).toEqual([]);
   });
 
   it('finds <task> and TDD <feature> elements in document order', () => {

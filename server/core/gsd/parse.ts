@@ -18,18 +18,32 @@ export interface Frontmatter {
   /** Text after the frontmatter (the whole text when there is none). */
   body: string;
   present: boolean;
-  /** Set when a frontmatter block exists but is not valid YAML (a line-based fallback was used). */
+  /** Set when a frontmatter block exists but is not valid YAML (only its readable keys were taken). */
   error?: string;
+  /** Top-level keys whose YAML could not be read: nothing was taken from them. */
+  unreadable?: string[];
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+function parseYaml(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+    if (doc.errors.length) return { ok: false, error: firstLine(doc.errors[0]?.message ?? 'invalid YAML') };
+    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) };
+  } catch (e) {
+    return { ok: false, error: firstLine((e as Error).message) };
+  }
+}
+
 /**
  * Split `---` frontmatter from the body. Leading blank lines are tolerated; the block closes with
- * `---` or `...`. Invalid YAML falls back to a line-based reading of top-level `key: value` pairs
- * and `- item` lists, so one stray colon does not lose a plan's wave and dependencies.
+ * `---` or `...`. When the YAML is invalid, each top-level key is read on its own (a key line and
+ * its indented continuation are a complete YAML document): keys that parse are taken exactly as
+ * written, keys that do not are listed in `unreadable` and nothing is guessed from them, so one
+ * stray colon in must_haves neither loses the plan's wave nor invents truths.
  */
 export function splitFrontmatter(raw: string): Frontmatter {
   const text = normalizeText(raw);
@@ -46,20 +60,16 @@ export function splitFrontmatter(raw: string): Frontmatter {
     }
   }
   if (end === -1) return { data: {}, body: text, present: false, error: 'frontmatter opened with --- but never closed' };
-  const yamlText = lines.slice(start + 1, end).join('\n');
+  const yamlLines = lines.slice(start + 1, end);
   const body = lines.slice(end + 1).join('\n');
-  try {
-    const doc = parseDocument(yamlText, { uniqueKeys: false, prettyErrors: false });
-    if (doc.errors.length === 0) {
-      const js: unknown = doc.toJS({ maxAliasCount: 100 });
-      if (js === null || js === undefined) return { data: {}, body, present: true };
-      if (isRecord(js)) return { data: js, body, present: true };
-      return { data: {}, body, present: true, error: 'frontmatter is not a key: value mapping' };
-    }
-    return { data: lenientYaml(yamlText), body, present: true, error: firstLine(doc.errors[0]?.message ?? 'invalid YAML') };
-  } catch (e) {
-    return { data: lenientYaml(yamlText), body, present: true, error: firstLine((e as Error).message) };
+  const whole = parseYaml(yamlLines.join('\n'));
+  if (whole.ok) {
+    if (whole.value === null || whole.value === undefined) return { data: {}, body, present: true };
+    if (isRecord(whole.value)) return { data: whole.value, body, present: true };
+    return { data: {}, body, present: true, error: 'frontmatter is not a key: value mapping', unreadable: [] };
   }
+  const { data, unreadable } = readKeyByKey(yamlLines);
+  return { data, body, present: true, error: whole.error, unreadable };
 }
 
 function firstLine(s: string): string {
@@ -72,29 +82,25 @@ function unquote(s: string): string {
   return t;
 }
 
-/** Top-level scalars, flow lists and block lists only: enough for phase, plan, wave, depends_on, lists. */
-function lenientYaml(text: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  let key: string | undefined;
-  for (const line of text.split('\n')) {
-    const top = /^([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(line);
-    if (top) {
-      key = top[1] as string;
-      const v = (top[2] as string).replace(/\s+#.*$/, '').trim();
-      if (v === '') out[key] = [];
-      else if (v.startsWith('[') && v.endsWith(']')) {
-        out[key] = v
-          .slice(1, -1)
-          .split(',')
-          .map(unquote)
-          .filter((s) => s !== '');
-      } else out[key] = unquote(v);
-      continue;
-    }
-    const item = /^\s+-\s+(.*)$/.exec(line);
-    if (item && key && Array.isArray(out[key])) (out[key] as unknown[]).push(unquote(item[1] as string));
+/** Parse each top-level key block of a broken frontmatter separately; see splitFrontmatter. */
+function readKeyByKey(lines: string[]): { data: Record<string, unknown>; unreadable: string[] } {
+  const blocks: { key: string; lines: string[] }[] = [];
+  let orphan = false;
+  for (const line of lines) {
+    const top = /^([^\s#:][^:]*?)\s*:(?:\s|$)/.exec(line);
+    if (top && !/^\s/.test(line) && !line.startsWith('- ')) blocks.push({ key: (top[1] as string).trim(), lines: [line] });
+    else if (blocks.length) (blocks[blocks.length - 1] as { lines: string[] }).lines.push(line);
+    else if (line.trim() !== '' && !line.trim().startsWith('#')) orphan = true;
   }
-  return out;
+  const data: Record<string, unknown> = {};
+  const unreadable: string[] = [];
+  if (orphan) unreadable.push('(lines before the first key)');
+  for (const b of blocks) {
+    const r = parseYaml(b.lines.join('\n'));
+    if (r.ok && isRecord(r.value) && Object.keys(r.value).length === 1) Object.assign(data, r.value);
+    else unreadable.push(b.key);
+  }
+  return { data, unreadable };
 }
 
 /** Look a key up under its hyphen, underscore and camel spellings (`key-files`, `key_files`, `keyFiles`). */
@@ -161,7 +167,10 @@ export interface PlanRef {
 function numKey(s: string): string {
   return s
     .split('.')
-    .map((p) => String(Number.parseInt(p, 10)))
+    .map((p) => {
+      const m = /^0*(\d+)([A-Za-z]*)$/.exec(p.trim());
+      return m ? `${m[1] as string}${(m[2] as string).toLowerCase()}` : p.trim().toLowerCase();
+    })
     .join('.');
 }
 
@@ -170,10 +179,11 @@ export function refKey(r: PlanRef): string {
   return `${numKey(r.phase)}-${numKey(r.plan)}`;
 }
 
-const PLAN_FILE = /^(\d+(?:\.\d+)*)-(\d+)(?:-[A-Za-z0-9_.-]+?)?-PLAN\.md$/i;
-const SUMMARY_FILE = /^(\d+(?:\.\d+)*)-(\d+)(?:-[A-Za-z0-9_.-]+?)?-SUMMARY\.md$/i;
+// A plan number may carry a letter (03-05b, a plan inserted after 03-05).
+const PLAN_FILE = /^(\d+(?:\.\d+)*)-(\d+[a-z]?)(?:-[A-Za-z0-9_.-]+?)?-PLAN\.md$/i;
+const SUMMARY_FILE = /^(\d+(?:\.\d+)*)-(\d+[a-z]?)(?:-[A-Za-z0-9_.-]+?)?-SUMMARY\.md$/i;
 
-/** `01-02-PLAN.md` -> {phase "01", plan "02"}; anything else (PAPER_TRADING_PLAN.md) -> undefined. */
+/** `01-02-PLAN.md` -> {phase "01", plan "02"}; `03-05b-PLAN.md` -> plan "05b"; anything else (PAPER_TRADING_PLAN.md) -> undefined. */
 export function planFileRef(name: string): PlanRef | undefined {
   const m = PLAN_FILE.exec(name);
   return m ? { phase: m[1] as string, plan: m[2] as string } : undefined;
@@ -190,9 +200,9 @@ export function summaryFileRef(name: string): PlanRef | undefined {
  */
 export function parseDependency(entry: string, samePhase: string): PlanRef | undefined {
   const s = entry.trim();
-  const pair = /(\d+(?:\.\d+)*)\D{1,12}?(\d+)/.exec(s);
-  if (pair && !/^\d+$/.test(s)) return { phase: pair[1] as string, plan: pair[2] as string };
-  const bare = /^(?:plan\s*)?(\d+)$/i.exec(s);
+  const pair = /(\d+(?:\.\d+)*)\D{1,12}?(\d+[a-z]?)(?![A-Za-z])/.exec(s) ?? /(\d+(?:\.\d+)*)\D{1,12}?(\d+)/.exec(s);
+  if (pair && !/^\d+[a-z]?$/i.test(s)) return { phase: pair[1] as string, plan: pair[2] as string };
+  const bare = /^(?:plan\s*)?(\d+[a-z]?)$/i.exec(s);
   if (bare) return { phase: samePhase, plan: bare[1] as string };
   return undefined;
 }
@@ -334,6 +344,14 @@ export interface MustHaveLink {
   fields: [string, string][];
 }
 
+export interface PlanRead {
+  /** The path as written, cleaned of `@`, quotes, backticks and a leading `./`. */
+  path: string;
+  via: 'context' | 'inline' | 'read_first';
+  /** What the plan says beside the path (a parenthetical or a trailing note), if anything. */
+  note?: string;
+}
+
 export interface ParsedPlan {
   frontmatter: Frontmatter;
   phase?: string;
@@ -356,13 +374,37 @@ export interface ParsedPlan {
   contextRefs: string[];
   /** Paths in tasks' `<files>` and `<read_first>` elements. */
   taskPaths: string[];
+  /** Paths the tasks' `<files>` elements name (what the plan writes, with files_modified). */
+  taskFiles: string[];
+  /**
+   * Everything the plan tells its executor to read, in order: `@` references of `<context>`, `@`
+   * references elsewhere in the body (outside code), and the items of `<read_first>` /
+   * `<files_to_read>` elements, each with the note written beside it (`(Pattern 1, anti-patterns)`).
+   */
+  reads: PlanRead[];
+  /** `@` references of `<execution_context>`: the GSD workflow files, not part of the project. */
+  workflowRefs: string[];
   /** `<objective>` (or an Objective/Goal section) and `<tasks>` (or the task elements / a Tasks section). */
   objective?: string;
   tasks?: string;
   title?: string;
 }
 
-const KNOWN_PLAN_KEYS = new Set(['phase', 'plan', 'wave', 'type', 'autonomous', 'dependson', 'depends', 'filesmodified', 'files', 'requirements', 'musthaves']);
+const KNOWN_PLAN_KEYS = new Set([
+  'phase',
+  'plan',
+  'wave',
+  'type',
+  'autonomous',
+  'dependson',
+  'depends',
+  'filesmodified',
+  'files',
+  'requirements',
+  'requirementsaddressed',
+  'requirementscovered',
+  'musthaves',
+]);
 
 function toInt(v: unknown): number | undefined {
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v;
@@ -426,6 +468,9 @@ export function parsePlan(raw: string): ParsedPlan {
     hasContextBlock: false,
     contextRefs: [],
     taskPaths: [],
+    taskFiles: [],
+    reads: [],
+    workflowRefs: [],
   };
   const phase = scalarText(pick(d, 'phase')).trim();
   if (phase) out.phase = phase;
@@ -439,7 +484,7 @@ export function parsePlan(raw: string): ParsedPlan {
   else if (typeof auto === 'string' && /^(true|false)$/i.test(auto.trim())) out.autonomous = auto.trim().toLowerCase() === 'true';
   out.dependsOn = asList(pick(d, 'depends_on', 'depends'));
   out.filesModified = [...new Set(asList(pick(d, 'files_modified', 'files')).map(cleanDeclaredPath).filter((s): s is string => !!s))];
-  out.requirements = [...new Set(asList(pick(d, 'requirements')).map((r) => oneLine(r, 200)).filter(Boolean))];
+  out.requirements = [...new Set(asList(pick(d, 'requirements', 'requirements_addressed', 'requirements_covered')).map((r) => oneLine(r, 200)).filter(Boolean))];
   readMustHaves(pick(d, 'must_haves'), out);
   for (const [k, v] of Object.entries(d)) if (!KNOWN_PLAN_KEYS.has(canonicalKey(k))) out.extra.push([k, v]);
 
@@ -459,6 +504,10 @@ export function parsePlan(raw: string): ParsedPlan {
     }
   }
   out.taskPaths = [...new Set(out.taskPaths)];
+  for (const t of elements) for (const m of t.matchAll(/<files>([\s\S]*?)<\/files>/gi)) out.taskFiles.push(...listedPaths(m[1] as string));
+  out.taskFiles = [...new Set(out.taskFiles)];
+  out.workflowRefs = [...new Set(contextRefs(xmlBlock(body, 'execution_context') ?? '').refs)];
+  out.reads = planReads(body, ctxText);
   const h1 = /^#\s+(.+)$/m.exec(body);
   const objLine = out.objective
     ?.split('\n')
@@ -466,6 +515,124 @@ export function parsePlan(raw: string): ParsedPlan {
     .find((l) => l !== '' && !l.startsWith('#'));
   const title = h1?.[1] ?? objLine;
   if (title) out.title = oneLine(title, 200);
+  return out;
+}
+
+/** Split a list line on commas outside parentheses, brackets and backticks. */
+function splitTopLevel(line: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let tick = false;
+  let cur = '';
+  for (const c of line) {
+    if (c === '`') tick = !tick;
+    else if (!tick && (c === '(' || c === '[')) depth++;
+    else if (!tick && (c === ')' || c === ']')) depth = Math.max(0, depth - 1);
+    if (c === ',' && depth === 0 && !tick) {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+/**
+ * One item of a read list (`- path (note)`, `@path — note`, `` `path`: note ``): the path and the
+ * note beside it. Undefined when the item does not start with a path.
+ */
+export function readItem(raw: string): { path: string; note?: string } | undefined {
+  const s = raw.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '').trim();
+  const m = /^@?[`'"]?@?((?:\.\/)?[^\s`'"<>()[\],]+?)[`'"]?(?=$|[\s:(,—–])(.*)$/.exec(s);
+  if (!m) return undefined;
+  const written = (m[1] as string).replace(/\\/g, '/').replace(/[.:;]+$/, '');
+  // A glob (`*-SUMMARY.md`) is a reference too: clean it as a path with its wildcards masked.
+  const masked = cleanPath(written.replace(/\*/g, '\u0001').replace(/\?/g, '\u0002'));
+  const p = masked?.replace(/\u0001/g, '*').replace(/\u0002/g, '?');
+  if (!p) return undefined;
+  const note = (m[2] as string)
+    .trim()
+    .replace(/^[:—–-]\s*/, '')
+    .replace(/^\((.*)\)$/, '$1')
+    .trim();
+  return note ? { path: p, note } : { path: p };
+}
+
+/** The items of every `<read_first>` / `<files_to_read>` element of a body, in order. */
+function readFirstItems(body: string): { path: string; note?: string }[] {
+  const out: { path: string; note?: string }[] = [];
+  for (const m of body.matchAll(/<(read_first|files_to_read)>([\s\S]*?)<\/\1>/gi)) {
+    for (const line of (m[2] as string).split('\n')) {
+      if (!line.trim()) continue;
+      // "a.md, b.md" on one line is two items; "a.md (x, y)" is one item with a note.
+      const parts = /^\s*(?:[-*+]|\d+[.)])\s+/.test(line) ? [line] : splitTopLevel(line);
+      for (const part of parts) {
+        const item = readItem(part);
+        if (item) out.push(item);
+      }
+    }
+  }
+  return out;
+}
+
+/** `@` references outside the context block, the execution context and code: inline mentions such as "see @.planning/x.md". */
+function inlineRefs(body: string): { path: string; note?: string }[] {
+  let text = stripXmlBlock(stripXmlBlock(body, 'execution_context'), 'context');
+  text = text.replace(/<(read_first|files_to_read)>[\s\S]*?<\/\1>/gi, '');
+  const out: { path: string; note?: string }[] = [];
+  let fence = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      fence = !fence;
+      continue;
+    }
+    if (fence) continue;
+    const bare = line.replace(/`[^`]*`/g, (c) => (/^`@/.test(c) ? c.slice(1, -1) : ' '));
+    for (const m of bare.matchAll(/(?:^|[\s(\['"])@((?:\.{1,2}\/|~\/|\/)?[A-Za-z0-9_.-]+\/[^\s`'"<>()[\],]*)/g)) {
+      const p = cleanPath((m[1] as string).replace(/[.:;]+$/, ''));
+      if (p) out.push({ path: p });
+    }
+  }
+  return out;
+}
+
+/** Everything a plan body tells its executor to read (see ParsedPlan.reads). */
+export function planReads(body: string, contextText: string | undefined): PlanRead[] {
+  const out: PlanRead[] = [];
+  const seen = new Map<string, PlanRead>();
+  const add = (path: string, via: PlanRead['via'], note?: string) => {
+    const key = `${via}\u0000${path}`;
+    const prev = seen.get(key);
+    if (prev) {
+      if (note && !prev.note?.includes(note)) prev.note = prev.note ? `${prev.note}; ${note}` : note;
+      return;
+    }
+    const r: PlanRead = note ? { path, via, note } : { path, via };
+    seen.set(key, r);
+    out.push(r);
+  };
+  if (contextText !== undefined) {
+    let fence = false;
+    for (const line of contextText.split('\n')) {
+      if (/^\s*(```|~~~)/.test(line)) {
+        fence = !fence;
+        continue;
+      }
+      if (fence) continue;
+      const own = /^\s*(?:[-*]\s+)?@([^\s`'"<>()[\],]+)(.*)$/.exec(line);
+      if (own && isPathLike(own[1] as string)) {
+        const item = readItem(`@${own[1] as string}${own[2] as string}`);
+        if (item) add(item.path, 'context', item.note);
+        continue;
+      }
+      for (const m of line.matchAll(/(?:^|[\s(`'"])@((?:\.\/)?\.planning\/[^\s`'"<>()[\],]+)/g)) {
+        const p = cleanPath((m[1] as string).replace(/\\/g, '/').replace(/[.:;]+$/, ''));
+        if (p) add(p, 'context');
+      }
+    }
+  }
+  for (const r of inlineRefs(body)) add(r.path, 'inline', r.note);
+  for (const r of readFirstItems(body)) add(r.path, 'read_first', r.note);
   return out;
 }
 

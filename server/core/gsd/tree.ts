@@ -33,7 +33,8 @@ export type IssueKind =
   | 'no_tasks'
   | 'requirement_undescribed'
   | 'symbol_conflict'
-  | 'capsule_conflict';
+  | 'capsule_conflict'
+  | 'fact_conflict';
 
 export interface Issue {
   kind: IssueKind;
@@ -43,8 +44,10 @@ export interface Issue {
 }
 
 export interface GsdPlan {
-  /** `01-02`, as the file name writes it; also the capsule and task id. */
+  /** `01-02` as the file name writes it (`03-05b`, `quick-001`, `04-plan` for a bare PLAN.md); also the capsule and task id. */
   id: string;
+  /** A plan of a roadmap phase, or a quick task (`.planning/quick/`). */
+  kind: 'phase' | 'quick';
   phase: string;
   plan: string;
   /** The phase folder name, e.g. `01-foundation`. */
@@ -64,12 +67,24 @@ export interface GsdPlan {
 
 export interface GsdSummary {
   id: string;
+  kind: 'phase' | 'quick';
   phase: string;
   plan: string;
   phaseDir: string;
   file: string;
   raw: string;
   parsed: ParsedSummary;
+}
+
+/** One file whose name says PLAN, and what the import did with it. */
+export interface PlanFileEntry {
+  /** Relative to the planning folder. */
+  file: string;
+  /** The plan id it was imported as; absent when it was not imported. */
+  id?: string;
+  status: 'imported' | 'skipped';
+  /** Why it was skipped (or how its id was chosen when that is not obvious). */
+  reason?: string;
 }
 
 export interface GsdProject {
@@ -81,6 +96,8 @@ export interface GsdProject {
   plans: GsdPlan[];
   /** Every summary, sorted by id, including those without a plan. */
   summaries: GsdSummary[];
+  /** Every file found whose name says PLAN (`*PLAN*.md`), imported or not, with the reason. */
+  planFiles: PlanFileEntry[];
   issues: Issue[];
 }
 
@@ -104,6 +121,14 @@ function isDir(p: string): boolean {
     return fs.statSync(p).isDirectory();
   } catch {
     return false;
+  }
+}
+
+function readSafe(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
   }
 }
 
@@ -198,6 +223,78 @@ export function contextFiles(project: Pick<GsdProject, 'planningDir'>, refs: str
   return out;
 }
 
+type Found =
+  | { kind: 'plan' | 'summary'; ref: PlanRef; id: string; planKind: 'phase' | 'quick'; phaseDir: string; note?: string }
+  | { kind: 'not-plan'; reason: string };
+
+const PLANNING_SKIP = new Set(['protocol', 'ledger', 'wire', 'capsules', 'node_modules', '.git']);
+
+/** The phase number a phase folder's name starts with (`03-auth` -> `03`). */
+function dirPhase(dir: string): string | undefined {
+  return /^(\d+(?:\.\d+)*)(?:[-_ ]|$)/.exec(dir)?.[1];
+}
+
+/**
+ * What a Markdown file of the planning tree is, from where it sits and its name: a phase plan
+ * (`NN-MM[-slug]-PLAN.md`, `NN-MMb-PLAN.md`, or a bare `PLAN.md` / `NN-PLAN.md` in a phase folder),
+ * a quick task (`quick/NNN-slug/NNN-PLAN.md`, `quick/NNN-slug/PLAN.md`), their summaries, or a file
+ * whose name says PLAN but that is none of these.
+ */
+function classify(rel: string): Found | undefined {
+  const parts = rel.split('/');
+  const name = parts[parts.length - 1] as string;
+  const isPlanName = /(^|[-_.])PLAN\.md$/i.test(name);
+  const isSummaryName = /(^|[-_.])SUMMARY\.md$/i.test(name);
+  if (!isPlanName && !isSummaryName && !/PLAN/i.test(name)) return undefined;
+  const kind = isPlanName ? 'plan' : isSummaryName ? 'summary' : undefined;
+  const inPhases = parts[0] === 'phases' || (parts[0] === 'milestones' && parts.length >= 3 && /phases/i.test(parts[1] as string));
+  const inQuick = parts[0] === 'quick';
+  if (kind && inPhases) {
+    const phaseDir = (parts[0] === 'phases' ? parts[1] : parts[2]) ?? '';
+    const ref = (kind === 'plan' ? planFileRef : summaryFileRef)(name);
+    if (ref && parts.length >= 3) return { kind, ref, id: `${ref.phase}-${ref.plan}`, planKind: 'phase', phaseDir };
+    const bare = new RegExp(`^(?:(\\d+(?:\\.\\d+)*)-)?${kind === 'plan' ? 'PLAN' : 'SUMMARY'}\\.md$`, 'i').exec(name);
+    const phase = bare ? (bare[1] ?? dirPhase(phaseDir)) : undefined;
+    if (bare && phase && parts.length >= 3) {
+      return { kind, ref: { phase, plan: 'plan' }, id: `${phase}-plan`, planKind: 'phase', phaseDir, note: `a bare ${name} in ${phaseDir}: imported as plan ${phase}-plan` };
+    }
+  }
+  if (kind && inQuick) {
+    const dir = parts.length >= 3 ? (parts[1] as string) : '';
+    const pre = new RegExp(`^(.+?)-${kind === 'plan' ? 'PLAN' : 'SUMMARY'}\\.md$`, 'i').exec(name)?.[1];
+    const key = (pre ?? (/^(\d{6}-[a-z0-9]{3}|\d+)(?:-|$)/i.exec(dir)?.[1] ?? dir)).replace(/[^A-Za-z0-9_.-]/g, '-');
+    if (key && /^[A-Za-z0-9]/.test(key)) {
+      const id = `quick-${key}`.slice(0, 64);
+      return { kind, ref: { phase: 'quick', plan: key }, id, planKind: 'quick', phaseDir: dir ? `quick/${dir}` : 'quick' };
+    }
+  }
+  if (kind === 'summary') return undefined;
+  return {
+    kind: 'not-plan',
+    reason: inPhases || inQuick ? 'the name is not NN-MM-PLAN.md (nor a bare PLAN.md), so it is not a GSD plan' : 'not under phases/, quick/ or an archived milestone, so not a GSD plan',
+  };
+}
+
+/** Every Markdown file under the planning folder (bounded depth; Heimdall's own folders skipped), sorted. */
+function markdownFiles(planningDir: string): string[] {
+  const out: string[] = [];
+  const walk = (abs: string, rel: string, depth: number) => {
+    if (depth > 5) return;
+    for (const e of readDirSafe(abs).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.name.startsWith('.')) continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        if (depth === 0 && PLANNING_SKIP.has(e.name)) continue;
+        walk(path.join(abs, e.name), r, depth + 1);
+      } else if (e.isFile() && /\.md$/i.test(e.name)) out.push(r);
+    }
+  };
+  walk(planningDir, '', 0);
+  // Live phases first, quick tasks next, archived milestones last: a live plan wins over an archived copy.
+  const rank = (r: string) => (r.startsWith('phases/') ? 0 : r.startsWith('quick/') ? 1 : r.startsWith('milestones/') ? 2 : 3);
+  return out.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
 /** Read a GSD planning folder into a model. Never writes. */
 export function loadGsdProject(dir: string): GsdProject {
   const planningDir = resolveGsdDir(dir);
@@ -205,40 +302,64 @@ export function loadGsdProject(dir: string): GsdProject {
   const issues: Issue[] = [];
   const plansByKey = new Map<string, GsdPlan>();
   const summariesByKey = new Map<string, GsdSummary>();
-  const phasesDir = path.join(planningDir, 'phases');
+  const planFiles: PlanFileEntry[] = [];
 
-  const visit = (abs: string, rel: string, phaseDir: string, depth: number) => {
-    for (const e of readDirSafe(abs).sort((a, b) => a.name.localeCompare(b.name))) {
-      const childRel = `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        if (depth < 2) visit(path.join(abs, e.name), childRel, depth === 0 ? e.name : phaseDir, depth + 1);
+  const keyOf = (ref: PlanRef, kind: 'phase' | 'quick') => (kind === 'quick' ? `quick:${ref.plan.toLowerCase()}` : refKey(ref));
+
+  for (const rel of markdownFiles(planningDir)) {
+    const found = classify(rel);
+    if (!found) continue;
+    if (found.kind === 'not-plan') {
+      const raw = readSafe(path.join(planningDir, rel));
+      // A file named oddly but written as a GSD plan (frontmatter phase and plan) is still a plan.
+      const fm = raw !== undefined ? parsePlan(raw) : undefined;
+      const phase = fm?.phase ? /^(\d+(?:\.\d+)*)/.exec(fm.phase)?.[1] : undefined;
+      const planNo = fm?.plan && /^\d+[a-z]?$/i.test(fm.plan) ? fm.plan : undefined;
+      if (raw !== undefined && phase && planNo && fm?.tasks) {
+        const ref = { phase, plan: planNo };
+        const phaseDir = rel.split('/').length >= 3 ? (rel.split('/')[rel.split('/').length - 2] as string) : '';
+        if (addPlan(ref, `${phase}-${planNo}`, 'phase', raw, rel, phaseDir)) {
+          planFiles.push({ file: rel, id: `${phase}-${planNo}`, status: 'imported', reason: 'named oddly; its frontmatter names phase and plan' });
+        } else planFiles.push({ file: rel, status: 'skipped', reason: `plan ${phase}-${planNo} is also ${plansByKey.get(keyOf(ref, 'phase'))?.file}` });
         continue;
       }
-      if (!e.isFile() || !/\.md$/i.test(e.name)) continue;
-      const pref = planFileRef(e.name);
-      const sref = summaryFileRef(e.name);
-      if (!pref && !sref) {
-        if (/PLAN\.md$/i.test(e.name)) issues.push({ kind: 'ignored_file', file: childRel, detail: 'not named NN-MM-PLAN.md, so not read as a plan' });
-        continue;
-      }
-      const raw = fs.readFileSync(path.join(abs, e.name), 'utf8');
-      if (pref) addPlan(pref, raw, childRel, phaseDir);
-      else if (sref) addSummary(sref, raw, childRel, phaseDir);
+      planFiles.push({ file: rel, status: 'skipped', reason: found.reason });
+      issues.push({ kind: 'ignored_file', file: rel, detail: `${found.reason}; not read as a plan` });
+      continue;
     }
-  };
+    const raw = readSafe(path.join(planningDir, rel));
+    if (raw === undefined) {
+      if (found.kind === 'plan') {
+        planFiles.push({ file: rel, status: 'skipped', reason: 'cannot be read' });
+        issues.push({ kind: 'ignored_file', file: rel, detail: 'cannot be read' });
+      }
+      continue;
+    }
+    if (found.kind === 'plan') {
+      if (addPlan(found.ref, found.id, found.planKind, raw, rel, found.phaseDir)) {
+        planFiles.push({ file: rel, id: found.id, status: 'imported', ...(found.note ? { reason: found.note } : {}) });
+      } else {
+        planFiles.push({ file: rel, status: 'skipped', reason: `plan ${found.id} is also ${plansByKey.get(keyOf(found.ref, found.planKind))?.file}` });
+      }
+    } else addSummary(found.ref, found.id, found.planKind, raw, rel, found.phaseDir);
+  }
 
-  const addPlan = (ref: PlanRef, raw: string, file: string, phaseDir: string) => {
-    const key = refKey(ref);
-    const id = `${ref.phase}-${ref.plan}`;
+  function addPlan(ref: PlanRef, id: string, kind: 'phase' | 'quick', raw: string, file: string, phaseDir: string): boolean {
+    const key = keyOf(ref, kind);
     if (plansByKey.has(key)) {
       issues.push({ kind: 'duplicate_plan', file, detail: `plan ${id} is also ${plansByKey.get(key)?.file}; this one was skipped` });
-      return;
+      return false;
     }
     const parsed = parsePlan(raw);
     if (!parsed.frontmatter.present) {
       issues.push({ kind: 'no_frontmatter', file, detail: parsed.frontmatter.error ?? 'no --- frontmatter: wave 1 assumed, no dependencies, files or must-haves' });
     } else if (parsed.frontmatter.error) {
-      issues.push({ kind: 'bad_frontmatter', file, detail: `${parsed.frontmatter.error} (read line by line instead)` });
+      const keys = parsed.frontmatter.unreadable ?? [];
+      issues.push({
+        kind: 'bad_frontmatter',
+        file,
+        detail: `${parsed.frontmatter.error}; ${keys.length ? `nothing taken from ${keys.join(', ')}` : 'nothing taken from it'}, the other keys read as written`,
+      });
     }
     if (!parsed.hasContextBlock) {
       issues.push({
@@ -248,32 +369,27 @@ export function loadGsdProject(dir: string): GsdProject {
       });
     }
     if (!parsed.tasks) issues.push({ kind: 'no_tasks', file, detail: 'no <tasks> block, <task> or <feature> element, or Tasks section: the floor is the whole body' });
-    for (const [k, v] of [
-      ['phase', parsed.phase],
-      ['plan', parsed.plan],
-    ] as const) {
-      if (v === undefined) continue;
-      const mine = k === 'phase' ? ref.phase : ref.plan;
-      const theirs = k === 'phase' ? (/^(\d+(?:\.\d+)*)/.exec(v)?.[1] ?? v) : v;
-      if (/^\d+(?:\.\d+)*$/.test(theirs) && refKey({ phase: theirs, plan: '0' }) !== refKey({ phase: mine, plan: '0' })) {
-        issues.push({ kind: 'frontmatter_mismatch', file, detail: `frontmatter says ${k} ${v}, the file name says ${mine}; the file name wins` });
+    if (kind === 'phase') {
+      for (const [k, v] of [
+        ['phase', parsed.phase],
+        ['plan', parsed.plan],
+      ] as const) {
+        if (v === undefined) continue;
+        const mine = k === 'phase' ? ref.phase : ref.plan;
+        const theirs = k === 'phase' ? (/^(\d+(?:\.\d+)*)/.exec(v)?.[1] ?? v) : v;
+        if (/^\d+(?:\.\d+)*[a-z]?$/i.test(theirs) && /^\d/.test(mine) && refKey({ phase: theirs, plan: '0' }) !== refKey({ phase: mine, plan: '0' })) {
+          issues.push({ kind: 'frontmatter_mismatch', file, detail: `frontmatter says ${k} ${v}, the file name says ${mine}; the file name wins` });
+        }
       }
     }
-    plansByKey.set(key, { id, phase: ref.phase, plan: ref.plan, phaseDir, file, raw, parsed, wave: parsed.wave ?? 0, depends: [], contextRefs: parsed.contextRefs });
-  };
+    plansByKey.set(key, { id, kind, phase: ref.phase, plan: ref.plan, phaseDir, file, raw, parsed, wave: parsed.wave ?? 0, depends: [], contextRefs: parsed.contextRefs });
+    return true;
+  }
 
-  const addSummary = (ref: PlanRef, raw: string, file: string, phaseDir: string) => {
-    const key = refKey(ref);
+  function addSummary(ref: PlanRef, id: string, kind: 'phase' | 'quick', raw: string, file: string, phaseDir: string): void {
+    const key = keyOf(ref, kind);
     if (summariesByKey.has(key)) return;
-    summariesByKey.set(key, { id: `${ref.phase}-${ref.plan}`, phase: ref.phase, plan: ref.plan, phaseDir, file, raw, parsed: parseSummary(raw) });
-  };
-
-  visit(phasesDir, 'phases', '', 0);
-  // Finished milestones archive their phase folders (milestones/v1.0-phases/NN-name/...): read them
-  // after the live phases, so a live plan wins over an archived one with the same id.
-  const milestones = path.join(planningDir, 'milestones');
-  for (const e of readDirSafe(milestones).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (e.isDirectory() && /phases/i.test(e.name)) visit(path.join(milestones, e.name), `milestones/${e.name}`, '', 0);
+    summariesByKey.set(key, { id, kind, phase: ref.phase, plan: ref.plan, phaseDir, file, raw, parsed: parseSummary(raw) });
   }
 
   // Dependencies: resolve against the plans that exist (padding-insensitive).
@@ -281,7 +397,7 @@ export function loadGsdProject(dir: string): GsdProject {
     const deps: string[] = [];
     for (const entry of p.parsed.dependsOn) {
       const ref = parseDependency(entry, p.phase);
-      const target = ref ? plansByKey.get(refKey(ref)) : undefined;
+      const target = ref ? (plansByKey.get(refKey(ref)) ?? [...plansByKey.values()].find((q) => q.id === entry.trim())) : undefined;
       if (!target) {
         issues.push({ kind: 'unresolved_depends', file: p.file, detail: `depends_on ${JSON.stringify(entry)} names no plan in this tree; ignored` });
         continue;
@@ -305,8 +421,9 @@ export function loadGsdProject(dir: string): GsdProject {
   const project: GsdProject = {
     planningDir,
     projectRoot,
-    plans: [...plansByKey.values()].sort((a, b) => numericCompare(a.phase, b.phase) || a.wave - b.wave || numericCompare(a.plan, b.plan)),
+    plans: [...plansByKey.values()].sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'quick' ? 1 : -1) || numericCompare(a.phase, b.phase) || a.wave - b.wave || numericCompare(a.plan, b.plan)),
     summaries: [...summariesByKey.values()].sort((a, b) => comparePlanIds(a.id, b.id)),
+    planFiles,
     issues,
   };
   for (const p of project.plans) {

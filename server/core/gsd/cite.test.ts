@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { copyTestdata } from './_testkit.js';
+import { analysePlan } from './cite.js';
+import { loadGsdProject } from './tree.js';
+import { projectUnits } from './units.js';
+
+/** The odd testdata tree plus one plan written for the case at hand (phase 01 unless given). */
+function analyse(plan: string, file = 'phases/01-core/01-09-PLAN.md', extra: Record<string, string> = {}) {
+  const project = copyTestdata();
+  const planning = path.join(project, '.planning');
+  for (const [rel, text] of Object.entries({ [file]: plan, ...extra })) {
+    fs.mkdirSync(path.dirname(path.join(planning, rel)), { recursive: true });
+    fs.writeFileSync(path.join(planning, rel), text);
+  }
+  const p = loadGsdProject(project);
+  const index = projectUnits(p);
+  const target = p.plans.find((x) => x.file === file);
+  if (!target) throw new Error(`no plan ${file}`);
+  return analysePlan({ project: p, index, capsules: new Set(['01-01']) }, target);
+}
+
+const ids = (a: ReturnType<typeof analyse>) => a.units.map((u) => u.id);
+
+describe('what a plan references', () => {
+  it('reads a folder or glob reference as the files it holds, and lists one that matches nothing as missing', () => {
+    const a = analyse('<context>\n@.planning/phases/01-core/\n@.planning/phases/09-none/*-RESEARCH.md\n</context>\n<tasks><task><action>x</action></task></tasks>\n');
+    const rels = a.refs.map((r) => `${r.rel} ${r.resolution}`);
+    expect(rels).toEqual(
+      expect.arrayContaining(['phases/01-core/01-CONTEXT.md read', 'phases/01-core/01-RESEARCH.md read', 'phases/01-core/01-01-SUMMARY.md capsule', 'phases/09-none/*-RESEARCH.md missing']),
+    );
+    expect(a.capsules).toEqual(['01-01']);
+  });
+
+  it('takes a phase named beside a decision id over its own phase, in the forms plans write it', () => {
+    const body = (s: string) => `---\nwave: 1\n---\n<objective>${s}</objective>\n<tasks><task><action>x</action></task></tasks>\n`;
+    expect(ids(analyse(body('Keep 01-CONTEXT D-02 in mind.'), 'phases/02-hardening/02-09-PLAN.md'))).toEqual(['01-CONTEXT#D-02']);
+    expect(ids(analyse(body("Keep Phase 1's D-02."), 'phases/02-hardening/02-09-PLAN.md'))).toEqual(['01-CONTEXT#D-02']);
+    expect(ids(analyse(body('Keep D-02.'), 'phases/02-hardening/02-09-PLAN.md'))).toEqual(['02-CONTEXT#D-02']);
+    // Zero padding does not matter: D-2 is D-02.
+    expect(ids(analyse(body('Keep D-2.'), 'phases/02-hardening/02-09-PLAN.md'))).toEqual(['02-CONTEXT#D-02']);
+    // A range is every id in it.
+    expect(ids(analyse(body('Decisions D-01..D-04 hold.')))).toEqual(['01-CONTEXT#D-01', '01-CONTEXT#D-02', '01-CONTEXT#D-03', '01-CONTEXT#D-04']);
+  });
+
+  it('names sections by label, by short title in a read note, and not by the plan\'s own <verification> block', () => {
+    const plan = [
+      '---',
+      'wave: 1',
+      '---',
+      '<context>',
+      '@.planning/phases/01-core/01-RESEARCH.md (cookie scope, anti-patterns)',
+      '</context>',
+      '<tasks><task><action>Hash as in Pattern 1 from research.</action></task></tasks>',
+      '<verification>',
+      'Phase 1 done: Pitfall 2 checked.',
+      '</verification>',
+    ].join('\n');
+    const a = analyse(plan);
+    expect(ids(a)).toEqual(['01-RESEARCH#pattern-1', '01-RESEARCH#anti-patterns-to-avoid', '01-RESEARCH#pitfall-2']);
+    expect(a.refs[0]).toMatchObject({ resolution: 'units', units: ['01-RESEARCH#pattern-1', '01-RESEARCH#anti-patterns-to-avoid', '01-RESEARCH#pitfall-2'] });
+  });
+
+  it('resolves a ROADMAP read to the plan\'s own phase entry, and reads it whole when the phase has none', () => {
+    const body = '---\nwave: 1\n---\n<context>\n@.planning/ROADMAP.md\n</context>\n<tasks><task><action>x</action></task></tasks>\n';
+    expect(analyse(body).refs[0]).toMatchObject({ resolution: 'units', units: ['ROADMAP#phase-1'] });
+    expect(analyse(body, 'phases/07-later/07-01-PLAN.md').refs[0]).toMatchObject({ resolution: 'read', units: [] });
+  });
+
+  it('keeps a note that names nothing as an unresolved note, and the file as a whole read', () => {
+    const a = analyse('<tasks><task><read_first>.planning/phases/01-core/01-CONTEXT.md (the vibe)</read_first><action>x</action></task></tasks>\n');
+    expect(a.refs[0]).toMatchObject({ via: 'read_first', resolution: 'read' });
+    expect(a.unresolvedNotes).toEqual(['.planning/phases/01-core/01-CONTEXT.md: the vibe']);
+  });
+});

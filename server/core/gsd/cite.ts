@@ -1,0 +1,421 @@
+/**
+ * What one plan references, resolved against the tree's units. A plan points at context in three
+ * ways, and every one is followed:
+ *  - reads: `@` references (in `<context>` or inline) and `<read_first>` / `<files_to_read>` items,
+ *    each a file, sometimes with a note naming parts of it (`02-RESEARCH.md (Pattern 1, anti-patterns)`);
+ *  - ids: labels the plan writes anywhere in its text or frontmatter (`D-07`, `FR-3`,
+ *    `requirements: [AUTH-01]`, ranges such as `D-01..D-04`), resolved to where they are defined.
+ *    A label defined in several phases (every phase has its own D-07) means the plan's own phase,
+ *    unless the plan names another one beside it (`D-04 from Phase 1`, `01-CONTEXT D-04`);
+ *  - sections: headings the plan names beside a file's name (`per Research Pattern 2`,
+ *    `CONTEXT.md Area A`, `research pitfall #3`) or in a read's note; and a ROADMAP read means the
+ *    plan's own phase entry (its frontmatter and file name say which phase it is).
+ * Each read of a planning file is then resolved: to the units of it the plan cites; to a capsule
+ * when it is a finished plan's SUMMARY; otherwise it stays a whole-file read the executor must make
+ * (and the bench counts). Reads outside `.planning/` (source files) are listed, never dropped.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { LABEL_SOURCE, labelKey } from '../units/markdown.js';
+import { stripXmlBlock } from './parse.js';
+import { type GsdPlan, type GsdProject, planningRelative } from './tree.js';
+import type { PlacedUnit, UnitIndex } from './units.js';
+
+export type Resolution = 'units' | 'capsule' | 'read' | 'missing' | 'outside';
+
+/** One thing the plan tells its executor to read, and what the brief does with it. */
+export interface RefResolution {
+  /** The path as the plan writes it. */
+  written: string;
+  via: 'context' | 'inline' | 'read_first';
+  note?: string;
+  /** Relative to the planning folder, for a reference into it. */
+  rel?: string;
+  resolution: Resolution;
+  /** Units of the file the plan cites, when resolved to units. */
+  units: string[];
+  /** The capsule standing for a finished plan's SUMMARY. */
+  capsule?: string;
+}
+
+export type CiteHow = 'id' | 'section' | 'phase';
+
+export interface CitedUnit {
+  id: string;
+  how: CiteHow[];
+  /** Labels as the plan wrote them (`D-07`, `Pattern 2`). */
+  cited: string[];
+  /** Set when the label has several meanings and the plan does not say which: every one is carried. */
+  ambiguous?: boolean;
+}
+
+export interface PlanAnalysis {
+  plan: GsdPlan;
+  refs: RefResolution[];
+  /** Units the brief carries, in file order, none contained in another. */
+  units: CitedUnit[];
+  /** Capsule roots: the plan's dependencies and the SUMMARYs it reads, where a capsule exists. */
+  capsules: string[];
+  /** Notes beside reads that named no section of the file (the file stays a read). */
+  unresolvedNotes: string[];
+}
+
+const LABEL_RE = new RegExp(`(?<![A-Za-z0-9_-])(${LABEL_SOURCE})(?![A-Za-z0-9_-])`, 'g');
+const RANGE_RE = new RegExp(`(?<![A-Za-z0-9_-])(${LABEL_SOURCE})\\s*(?:\\.\\.\\.?|–|—|\\bto\\b|\\bthrough\\b|\\bthru\\b)\\s*(${LABEL_SOURCE})(?![A-Za-z0-9_-])`, 'g');
+
+const STOP = new Set(['to', 'the', 'a', 'an', 'of', 'and', 'or', 'for', 'in', 'on', 'with', 'from', 'by', 'vs', 'avoid', 'common', 'key', 'recommended', 'this', 'phase', 'notes']);
+
+function stem(w: string): string {
+  return w.length > 4 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w;
+}
+
+function words(s: string): string[] {
+  return (s.toLowerCase().match(/[a-z0-9][a-z0-9'’-]*/g) ?? []).map((w) => stem(w.replace(/['’]/g, '')));
+}
+
+function phaseKey(p: string): string {
+  return p
+    .split('.')
+    .map((x) => String(Number.parseInt(x, 10)))
+    .join('.');
+}
+
+const isContextDoc = (rel: string) => /(^|[-_/])CONTEXT\.md$/i.test(rel);
+const isRequirementsDoc = (rel: string) => /REQUIREMENTS[^/]*\.md$/i.test(rel);
+const isRoadmapDoc = (rel: string) => /(^|[-_/])ROADMAP\.md$/i.test(rel);
+
+/** The folder of a plan inside the planning tree (`phases/02-persistence`). */
+function planDir(plan: GsdPlan): string {
+  return path.posix.dirname(plan.file);
+}
+
+/** Where a read points: a planning-relative file (existing or not), or outside the planning folder. */
+function locate(project: GsdProject, index: UnitIndex, plan: GsdPlan, written: string, exists: (rel: string) => boolean): { rel?: string; exists: boolean } {
+  const norm = written.replace(/\\/g, '/').replace(/^\.\//, '');
+  const rel = planningRelative(norm);
+  if (rel !== undefined) return { rel: path.posix.normalize(rel), exists: exists(path.posix.normalize(rel)) };
+  if (norm.startsWith('/') || norm.startsWith('~') || norm.startsWith('..')) return { exists: false };
+  // Written relative to the planning folder ("ROADMAP.md", "phases/02-x/02-CONTEXT.md").
+  if (exists(norm)) return { rel: norm, exists: true };
+  // A bare name of a document beside the plan ("02-RESEARCH.md").
+  if (!norm.includes('/')) {
+    const beside = `${planDir(plan)}/${norm}`;
+    if (exists(beside)) return { rel: beside, exists: true };
+    const matches = [...index.files.keys(), ...project.summaries.map((s) => s.file), ...project.plans.map((p) => p.file)].filter((f) => path.posix.basename(f) === norm);
+    if (matches.length === 1) return { rel: matches[0] as string, exists: true };
+  }
+  return { exists: false };
+}
+
+/** The labelled items a label means for this plan (see the module comment). */
+function resolveLabel(index: UnitIndex, plan: GsdPlan, label: string, qualifier: string | undefined): { units: PlacedUnit[]; ambiguous: boolean } {
+  const all = (index.byLabel.get(labelKey(label)) ?? []).filter((u) => u.kind === 'item');
+  if (all.length === 0) return { units: [], ambiguous: false };
+  const dir = planDir(plan);
+  const inDir = (u: PlacedUnit) => path.posix.dirname(u.file) === dir;
+  const ofPhase = (u: PlacedUnit, p: string) => u.phase !== undefined && /^\d/.test(p) && phaseKey(u.phase) === phaseKey(p);
+  const formRank = (u: PlacedUnit) => (/^\s*\|/.test(u.text ?? '') ? 1 : 0);
+  const pick = (cands: PlacedUnit[], pref: (u: PlacedUnit) => number): PlacedUnit[] => {
+    if (cands.length <= 1) return cands;
+    const score = (u: PlacedUnit) => pref(u) * 10 + formRank(u);
+    const best = Math.min(...cands.map(score));
+    const top = cands.filter((u) => score(u) === best);
+    // Several copies of one text are one meaning.
+    return top.filter((u, i) => top.findIndex((v) => v.text === u.text) === i);
+  };
+  // 1-2. The plan's own phase CONTEXT (or the phase it names beside the label).
+  const ownPhase = plan.kind === 'phase' ? plan.phase : undefined;
+  for (const p of [qualifier, ownPhase]) {
+    if (p === undefined) continue;
+    const ctx = all.filter((u) => isContextDoc(u.file) && (p === ownPhase ? inDir(u) || ofPhase(u, p) : ofPhase(u, p)));
+    if (ctx.length) return { units: pick(ctx, (u) => (inDir(u) ? 0 : 1)), ambiguous: false };
+  }
+  // 3. Project-level definitions: REQUIREMENTS files first (the live one before archives), then ROADMAP, then the rest.
+  const project = all.filter((u) => u.phase === undefined || !/^(phases|milestones\/[^/]*phases[^/]*)\//.test(u.file));
+  if (project.length) {
+    const pref = (u: PlacedUnit) => (isRequirementsDoc(u.file) ? 0 : isRoadmapDoc(u.file) ? 2 : 4) + (u.file.startsWith('milestones/') ? 1 : 0);
+    return { units: pick(project, pref), ambiguous: false };
+  }
+  // 4. The plan's own phase folder, other documents (a RESEARCH table row).
+  const own = all.filter((u) => inDir(u) || (ownPhase !== undefined && ofPhase(u, ownPhase)));
+  if (own.length) return { units: pick(own, (u) => (inDir(u) ? 0 : 1)), ambiguous: false };
+  // 5. Only other phases define it: carry every meaning, and say the plan was ambiguous.
+  const ctx = all.filter((u) => isContextDoc(u.file));
+  const rest = ctx.length ? ctx : all;
+  const byPhase = new Map<string, PlacedUnit[]>();
+  for (const u of rest) byPhase.set(u.phase ?? u.file, [...(byPhase.get(u.phase ?? u.file) ?? []), u]);
+  const units = [...byPhase.values()].map((us) => pick(us, () => 0)[0] as PlacedUnit);
+  return { units, ambiguous: units.length > 1 };
+}
+
+/** A phase the text names right beside a label: `D-04 from Phase 1`, `Phase 01 D-04`, `01-CONTEXT D-04`. */
+function qualifierNear(text: string, at: number, len: number): string | undefined {
+  const before = text.slice(Math.max(0, at - 32), at);
+  const after = text.slice(at + len, at + len + 24);
+  const m =
+    /(?:from|of|in)\s+phase\s+(\d+(?:\.\d+)*)/i.exec(after) ??
+    /phase\s+(\d+(?:\.\d+)*)(?:'s)?[\s,:]*$/i.exec(before) ??
+    /(\d+(?:\.\d+)*)-CONTEXT(?:\.md)?[\s,:#]*$/i.exec(before);
+  return m?.[1];
+}
+
+/** The text of the plan that is scanned for ids and section names: all of it but the GSD workflow block. */
+export function citingText(plan: GsdPlan): string {
+  const fmEnd = plan.raw.length - plan.parsed.frontmatter.body.length;
+  const head = plan.raw.slice(0, Math.max(0, fmEnd));
+  return `${head}\n${stripXmlBlock(plan.parsed.frontmatter.body, 'execution_context')}`;
+}
+
+/** The file-name words a plan uses for a document: `02-RESEARCH.md` -> research, 02-research; `research/STACK.md` -> stack. */
+function fileKeywords(rel: string): string[] {
+  const base = path.posix.basename(rel).replace(/\.md$/i, '');
+  const bare = base.replace(/^\d+(?:\.\d+)*-/, '');
+  return [...new Set([base, bare].map((s) => s.toLowerCase()).filter((s) => s.length >= 4))];
+}
+
+/** Section handles of one document: labelled headings and short titles. */
+type Handle = { unit: PlacedUnit; label?: { word: string; n: string }; title?: string[]; words: Set<string> };
+
+function sectionHandles(units: PlacedUnit[]): Handle[] {
+  const out: Handle[] = [];
+  for (const u of units) {
+    if (u.kind !== 'section' && u.kind !== 'phase') continue;
+    const lab = u.label ? /^(\S+) (.+)$/.exec(u.label) : null;
+    const sig = words(u.title.replace(/^(\S+)\s+#?(\S+?)[:.]?\s+/, lab ? '' : '$&')).filter((w) => !STOP.has(w));
+    const title = sig.length >= 1 && sig.length <= 4 && sig.some((w) => w.length >= 5) ? sig : undefined;
+    out.push({ unit: u, ...(lab ? { label: { word: stem((lab[1] as string).toLowerCase()), n: (lab[2] as string).toLowerCase() } } : {}), ...(title ? { title } : {}), words: new Set(words(u.title)) });
+  }
+  return out;
+}
+
+/** The sections of one document a clause of the plan names. */
+function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedUnit[] {
+  const hits: PlacedUnit[] = [];
+  const lower = clause.toLowerCase();
+  // "Pattern 2", "patterns 3 and 4", "pitfall #3", "Pattern 1 + Pattern 2".
+  const LABELS = /([a-z][a-z-]{1,20})\s*#?\s*((?:\d+(?:\.\d+)*[a-z]?|[a-z])\b(?:\s*(?:,|&|\+|\/|and|or)\s*#?\s*(?:\d+(?:\.\d+)*[a-z]?|[a-z])\b)*)/g;
+  // A word used in a label ("Pitfall 1") names that section, not the parent titled with it ("Common Pitfalls").
+  const clauseWords = new Set(words(lower.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/g, ' ')));
+  const labelled = new Map<string, Set<string>>();
+  for (const m of lower.matchAll(LABELS)) {
+    const w = stem(m[1] as string);
+    const ns = (m[2] as string).split(/\s*(?:,|&|\+|\/|and|or)\s*/).map((x) => x.replace(/^#\s*/, '').trim());
+    const set = labelled.get(w) ?? new Set<string>();
+    for (const n of ns) set.add(n);
+    labelled.set(w, set);
+  }
+  const titled: PlacedUnit[] = [];
+  for (const h of handles) {
+    if (h.label) {
+      const ns = labelled.get(h.label.word);
+      // A single letter only counts in upper case as written ("Area A", not "a").
+      if (ns?.has(h.label.n) && (!/^[a-z]$/.test(h.label.n) || new RegExp(`\\b${h.label.word}s?\\s*#?\\s*${h.label.n.toUpperCase()}\\b`, 'i').test(clause.replace(/\b[a-z]\b/g, '')))) {
+        hits.push(h.unit);
+        continue;
+      }
+    }
+    if (h.title && h.title.every((w) => clauseWords.has(w))) titled.push(h.unit);
+  }
+  // "Area D: locked decisions" names the Locked decisions of Area D, not those of every area: a
+  // title the document repeats is taken inside the labelled sections the clause names, if any.
+  // A note beside a read is a list of section names, often shortened ("minimal test pattern" for
+  // "Minimal AppState Unit Test Pattern"): an item whose words all occur in one heading names it.
+  if (list) {
+    for (const item of clause.split(/[,;]/)) {
+      const ws = words(item.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/gi, ' ')).filter((w) => !STOP.has(w));
+      if (ws.length < 2 && !(ws.length === 1 && (ws[0] as string).length >= 6)) continue;
+      for (const h of handles) if (ws.every((w) => h.words.has(w)) && !titled.includes(h.unit) && !hits.includes(h.unit)) titled.push(h.unit);
+    }
+  }
+  const inside = (u: PlacedUnit) => hits.some((l) => l.start <= u.start && l.end >= u.end);
+  const repeated = (u: PlacedUnit) => handles.filter((h) => h.unit.title.toLowerCase() === u.title.toLowerCase()).length > 1;
+  return [...hits, ...titled.filter((u) => !(hits.length && repeated(u)) || inside(u))];
+}
+
+function keywordRegex(kw: string): RegExp {
+  const e = kw.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9_])${e}(?:\\.md)?(?![A-Za-z0-9_])`, 'gi');
+}
+
+export interface CiteInput {
+  project: GsdProject;
+  index: UnitIndex;
+  /** Plans whose SUMMARY has a capsule (their capsule ids). */
+  capsules: Set<string>;
+}
+
+/** Everything `plan` references, resolved (see the module comment). */
+export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
+  const { project, index, capsules } = input;
+  const known = new Map<string, boolean>();
+  const exists = (rel: string) => {
+    let v = known.get(rel);
+    if (v === undefined) {
+      v = index.files.has(rel) || project.plans.some((p) => p.file === rel) || project.summaries.some((s) => s.file === rel) || fileOnDisk(project, rel);
+      known.set(rel, v);
+    }
+    return v;
+  };
+  const text = citingText(plan);
+  const cited = new Map<string, CitedUnit>();
+  const cite = (u: PlacedUnit, how: CiteHow, as: string, ambiguous = false) => {
+    const c = cited.get(u.id) ?? { id: u.id, how: [], cited: [] };
+    if (!c.how.includes(how)) c.how.push(how);
+    if (!c.cited.includes(as)) c.cited.push(as);
+    if (ambiguous) c.ambiguous = true;
+    cited.set(u.id, c);
+  };
+
+  // 1. Ids, ranges first (D-01..D-04 cites D-02 and D-03 too).
+  const labels: { label: string; at: number; len: number }[] = [];
+  for (const m of text.matchAll(RANGE_RE)) {
+    const a = /^(.*-)(\d+)$/.exec(m[1] as string);
+    const b = /^(.*-)(\d+)$/.exec(m[2] as string);
+    if (!a || !b || a[1] !== b[1]) continue;
+    const from = Number(a[2]);
+    const to = Number(b[2]);
+    if (!(to > from && to - from <= 50)) continue;
+    const width = (a[2] as string).length;
+    for (let n = from + 1; n < to; n++) labels.push({ label: `${a[1] as string}${String(n).padStart(width, '0')}`, at: m.index ?? 0, len: (m[0] as string).length });
+  }
+  for (const m of text.matchAll(LABEL_RE)) labels.push({ label: m[1] as string, at: m.index ?? 0, len: (m[1] as string).length });
+  for (const l of labels) {
+    const q = qualifierNear(text, l.at, l.len);
+    const r = resolveLabel(index, plan, l.label, q && plan.kind === 'phase' && phaseKey(q) !== phaseKey(plan.phase) ? q : undefined);
+    for (const u of r.units) cite(u, 'id', l.label, r.ambiguous);
+  }
+
+  // 2. Reads, located.
+  const refs: RefResolution[] = [];
+  const seen = new Set<string>();
+  for (const r of plan.parsed.reads) {
+    const loc = locate(project, index, plan, r.path, exists);
+    // A glob, or a folder ("@.planning/research/"), stands for the files it holds.
+    const globbed =
+      loc.rel === undefined ? undefined : /[*?]/.test(loc.rel) ? expandGlob(project, index, loc.rel, plan.file) : isFolder(project, loc.rel) ? expandGlob(project, index, `${loc.rel.replace(/\/+$/, '')}/*`, plan.file) : undefined;
+    if (globbed !== undefined && globbed.length === 0) {
+      // Nothing matches: listed as missing, not dropped.
+      refs.push({ written: r.path, via: r.via, ...(r.note ? { note: r.note } : {}), rel: loc.rel, resolution: 'missing', units: [] });
+      continue;
+    }
+    for (const rel of globbed ?? [loc.rel]) {
+      const key = `${r.via}\u0000${rel ?? r.path}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const base: RefResolution = { written: r.path, via: r.via, ...(r.note ? { note: r.note } : {}), resolution: 'outside', units: [] };
+      if (rel === undefined) refs.push(base);
+      else refs.push({ ...base, rel, resolution: globbed || exists(rel) ? 'read' : 'missing' });
+    }
+  }
+
+  // 3. Sections the plan names beside a document's name, or in a read's note.
+  const docs = new Set<string>();
+  for (const r of refs) if (r.rel && index.files.has(r.rel)) docs.add(r.rel);
+  for (const f of index.files.keys()) if (path.posix.dirname(f) === planDir(plan) || !f.includes('/') || f.startsWith('research/')) docs.add(f);
+  const unresolvedNotes: string[] = [];
+  for (const rel of docs) {
+    const handles = sectionHandles(index.byFile.get(rel) ?? []);
+    if (handles.length === 0) continue;
+    const clauses: string[] = [];
+    for (const kw of fileKeywords(rel)) {
+      for (const m of text.matchAll(keywordRegex(kw))) {
+        // "<verification>" and "</context>" are the plan's own blocks, not the documents.
+        if (text[(m.index ?? 0) - 1] === '<' || text[(m.index ?? 0) - 1] === '/' || text[(m.index ?? 0) + (m[0] as string).length] === '>') continue;
+        const from = (m.index ?? 0) + (m[0] as string).length;
+        const eol = text.indexOf('\n', from);
+        // "RESEARCH.md ..." or "RESEARCH ..." names the file: the rest of the line may list its
+        // sections. A prose word ("research", "state") only counts with a section right after it.
+        const named = /\.md$/i.test(m[0] as string) || (m[0] as string) === (m[0] as string).toUpperCase();
+        const after = text.slice(from, Math.min(eol === -1 ? text.length : eol, from + (named ? 240 : 40)));
+        // "Pattern 3 from research", "locked decision from CONTEXT.md Area D": the section may come first.
+        const at = m.index ?? 0;
+        const bol = text.lastIndexOf('\n', at - 1) + 1;
+        const before = text.slice(Math.max(bol, at - 40), at);
+        clauses.push(/\b(?:from|in|of)\s+(?:the\s+)?$/i.test(before) ? `${before} ${after}` : after);
+      }
+    }
+    for (const c of clauses) for (const u of sectionsNamed(c, handles)) cite(u, 'section', u.label ?? u.title);
+    for (const r of refs) {
+      if (r.rel !== rel || !r.note) continue;
+      const named = sectionsNamed(r.note, handles, true);
+      for (const u of named) cite(u, 'section', u.label ?? u.title);
+      if (named.length === 0 && /[A-Za-z]{3}/.test(r.note)) unresolvedNotes.push(`${r.written}: ${r.note}`);
+    }
+  }
+
+  // 4. A ROADMAP read means the plan's own phase entry.
+  if (plan.kind === 'phase') {
+    for (const r of refs) {
+      if (!r.rel || !isRoadmapDoc(r.rel)) continue;
+      for (const u of index.byFile.get(r.rel) ?? []) if (u.kind === 'phase' && u.phase !== undefined && phaseKey(u.phase) === phaseKey(plan.phase)) cite(u, 'phase', u.label ?? u.title);
+    }
+  }
+
+  // 5. Keep the largest of nested units, in file order.
+  const order = new Map<string, number>();
+  refs.forEach((r, i) => r.rel && !order.has(r.rel) && order.set(r.rel, i));
+  const list = [...cited.values()]
+    .map((c) => ({ c, u: index.byId.get(c.id) as PlacedUnit }))
+    .filter((x) => x.u !== undefined)
+    .sort((a, b) => (order.get(a.u.file) ?? 1e9) - (order.get(b.u.file) ?? 1e9) || a.u.file.localeCompare(b.u.file) || a.u.start - b.u.start || b.u.end - a.u.end);
+  const kept: { c: CitedUnit; u: PlacedUnit }[] = [];
+  for (const x of list) {
+    const outer = kept.find((k) => k.u.file === x.u.file && k.u.start <= x.u.start && k.u.end >= x.u.end);
+    if (outer) {
+      for (const h of x.c.how) if (!outer.c.how.includes(h)) outer.c.how.push(h);
+      for (const a of x.c.cited) if (!outer.c.cited.includes(a)) outer.c.cited.push(a);
+      continue;
+    }
+    kept.push(x);
+  }
+  const units = kept.map((k) => k.c);
+
+  // 6. Each read of a planning file: a capsule, the units cited in it, or the whole file.
+  const summaryByFile = new Map(project.summaries.map((s) => [s.file, s.id]));
+  for (const r of refs) {
+    if (r.resolution !== 'read' || !r.rel) continue;
+    const sid = summaryByFile.get(r.rel);
+    if (sid !== undefined && capsules.has(sid)) {
+      r.resolution = 'capsule';
+      r.capsule = sid;
+      continue;
+    }
+    const mine = kept.filter((k) => k.u.file === r.rel).map((k) => k.u.id);
+    if (mine.length) {
+      r.resolution = 'units';
+      r.units = mine;
+    }
+  }
+
+  const caps: string[] = [];
+  for (const d of plan.depends) if (capsules.has(d) && !caps.includes(d)) caps.push(d);
+  for (const r of refs) if (r.capsule && r.capsule !== plan.id && !caps.includes(r.capsule)) caps.push(r.capsule);
+  return { plan, refs, units, capsules: caps, unresolvedNotes };
+}
+
+function isFolder(project: GsdProject, rel: string): boolean {
+  try {
+    return fs.statSync(path.join(project.planningDir, rel)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function fileOnDisk(project: GsdProject, rel: string): boolean {
+  try {
+    return fs.statSync(path.join(project.planningDir, rel)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function expandGlob(project: GsdProject, index: UnitIndex, rel: string, self?: string): string[] {
+  const re = new RegExp(
+    `^${rel
+      .split('')
+      .map((c) => (c === '*' ? '[^/]*' : c === '?' ? '[^/]' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+      .join('')}$`,
+  );
+  const all = [...index.files.keys(), ...project.summaries.map((s) => s.file), ...project.plans.map((p) => p.file)];
+  return [...new Set(all.filter((f) => re.test(f) && f !== self))].sort();
+}
