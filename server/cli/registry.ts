@@ -29,6 +29,7 @@ export const REGISTRY: Record<string, Loader> = {
   herd: () => import('./commands/herd.js'),
   a2a: () => import('./commands/a2a.js'),
   wire: () => import('./commands/wire.js'),
+  studio: () => import('./commands/studio.js'),
 };
 
 /** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
@@ -51,4 +52,5 @@ export const SUMMARIES: Record<string, string> = {
   herd: 'agents in the loop: herd checkin|send|inbox|status|team --as name.1@team',
   a2a: 'three-message handshake: a2a announce|dispatch|result|route|peers (JSON on stdin)',
   wire: 'wire stream: wire emit|tail|state|listen|replay|release [--topic T] (Wire JSON on stdin for emit)',
+  studio: 'serve Studio (the dashboard) for this repository: studio [--port N] [--host H]',
 };
