@@ -67,6 +67,7 @@ export const command: Command = {
     if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) {
       throw new HeimdallError('environment', `no planning tree at ${root}: run \`heimdall init\` in your repository first (or set HEIMDALL_PLANNING_DIR)`);
     }
+    await checkPortFree(host, port);
     const studioDir = findStudioBuild();
     if (!studioDir) {
       throw new HeimdallError(
@@ -75,7 +76,6 @@ export const command: Command = {
       );
     }
     const serverFiles = JSON.parse(fs.readFileSync(path.join(studioDir, NEXT_DIR, 'required-server-files.json'), 'utf8')) as { config: Record<string, unknown> };
-    await checkPortFree(host, port);
 
     const token = process.env.HEIMDALL_STUDIO_TOKEN ?? '';
     if (!isLoopback(host) && !token) io.err(`${prog}: warning: bound to ${host} without HEIMDALL_STUDIO_TOKEN; anyone who can reach this address can read and change the planning tree`);
