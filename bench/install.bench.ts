@@ -26,25 +26,27 @@ interface Install {
 }
 
 /** npm as a user runs it: this machine's ~/.npmrc, none of the npm_* variables `npm run` exports. */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+type Env = NodeJS.ProcessEnv;
+
+function cleanEnv(): Env {
+  const env: Env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
   for (const k of Object.keys(env)) if (k.startsWith('npm_') || k.startsWith('HEIMDALL_')) delete env[k];
   return env;
 }
 
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): string {
+function run(cmd: string, args: string[], cwd: string, env: Env): string {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status}:\n${r.stderr.slice(-4000)}`);
   return r.stdout;
 }
 
-function pack(dir: string, dest: string, env: NodeJS.ProcessEnv, ignoreScripts: boolean): { file: string; size: number; unpacked: number; files: number } {
+function pack(dir: string, dest: string, env: Env, ignoreScripts: boolean): { file: string; size: number; unpacked: number; files: number } {
   const out = run('npm', ['pack', '--json', '--pack-destination', dest, ...(ignoreScripts ? ['--ignore-scripts'] : [])], dir, env);
   const r = (JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string; size: number; unpackedSize: number; entryCount: number }>)[0]!;
   return { file: path.join(dest, r.filename), size: r.size, unpacked: r.unpackedSize, files: r.entryCount };
 }
 
-function install(tarball: string, cache: string, work: string, env: NodeJS.ProcessEnv): Install {
+function install(tarball: string, cache: string, work: string, env: Env): Install {
   const project = fs.mkdtempSync(path.join(work, 'project-'));
   fs.writeFileSync(path.join(project, 'package.json'), '{"name":"install-bench","version":"1.0.0","private":true}\n');
   const t = process.hrtime.bigint();
@@ -58,7 +60,7 @@ function install(tarball: string, cache: string, work: string, env: NodeJS.Proce
 }
 
 /** `runs` installs with a fresh empty cache each, then `runs` with the cache the first one filled. */
-function measure(tarball: string, runs: number, work: string, env: NodeJS.ProcessEnv): { clean: Install[]; warm: Install[] } {
+function measure(tarball: string, runs: number, work: string, env: Env): { clean: Install[]; warm: Install[] } {
   const clean: Install[] = [];
   let warmCache = '';
   for (let i = 0; i < runs; i++) {

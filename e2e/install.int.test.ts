@@ -40,7 +40,7 @@ function sh(cmd: string, args: string[], opts: { cwd?: string; input?: string; e
 }
 
 /** An installed program through npx, as the README tells a user to run it; must succeed. */
-function npx(args: string[], input?: string, extraEnv: NodeJS.ProcessEnv = {}): string {
+function npx(args: string[], input?: string, extraEnv: Record<string, string> = {}): string {
   const r = sh('npx', ['--no-install', ...args], { input, env: { ...env, ...extraEnv } });
   if (r.status !== 0) throw new Error(`npx ${args.join(' ')} exited ${r.status}\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
