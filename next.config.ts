@@ -108,8 +108,7 @@ const config: NextConfig = {
         output: 'standalone' as const,
         distDir: '.next-package',
         outputFileTracingExcludes: {
-          // server/**: the tracer also lists the TypeScript sources of modules webpack has bundled.
-          '*': ['node_modules/better-sqlite3/**', 'node_modules/sharp/**', 'node_modules/@img/**', 'node_modules/prisma/**', 'node_modules/@prisma/engines/**', 'node_modules/typescript/**', 'server/**'],
+          '*': ['node_modules/better-sqlite3/**', 'node_modules/sharp/**', 'node_modules/@img/**', 'node_modules/prisma/**', 'node_modules/@prisma/engines/**', 'node_modules/typescript/**'],
         },
       }
     : {}),

@@ -129,6 +129,10 @@ function buildStudio() {
   // root and the address it resolved; Next's generic entry and the copy of this package.json (whose
   // name, bin and scripts would describe the wrong package) are not shipped.
   fs.rmSync(path.join(staging, 'server.js'), { force: true });
+  // The tracer also copies the TypeScript sources of server modules that webpack has bundled (those
+  // behind a run-time import()); the server never reads them. (An exclude glob for them in
+  // next.config.ts also drops next/dist/server, so they are removed here.)
+  fs.rmSync(path.join(staging, 'server'), { recursive: true, force: true });
   fs.writeFileSync(
     path.join(staging, 'package.json'),
     `${JSON.stringify({ private: true, type: 'module', description: 'Studio, prebuilt (Next.js standalone output); started by `heimdall studio`.' }, null, 2)}\n`,
