@@ -7,7 +7,8 @@
 //   3. dist/studio: Studio's production server, Next.js "standalone" output (next build --webpack
 //      with HEIMDALL_STUDIO_PACKAGE=1, into .next-package so it never races `npm start`'s .next),
 //      rebuilt only when an input is newer than the last build, plus its static assets;
-//   4. a check that every file the package's programs load is there.
+//   4. dist/THIRD-PARTY-LICENSES.md, the licenses of the code it bundles or copies;
+//   5. a check that every file the package's programs load is there.
 // Everything runs under one lock, so two packs at once (a test and a benchmark) build once.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -141,12 +142,55 @@ function buildStudio() {
   fs.renameSync(staging, STUDIO_OUT);
 }
 
+/**
+ * dist/THIRD-PARTY-LICENSES.md: the license of every package whose code the package ships, bundled
+ * (esbuild marks each bundled file with a `// node_modules/...` comment, in dist/ and in the
+ * generated clients) or copied (dist/studio/node_modules), with its license text.
+ */
+function writeLicenses() {
+  const packages = new Set();
+  const marker = /^\/\/ (node_modules\/(?:@[^/\n]+\/)?[^/\n]+(?:\/node_modules\/(?:@[^/\n]+\/)?[^/\n]+)*)\//gm;
+  const scan = (file) => {
+    for (const m of fs.readFileSync(file, 'utf8').matchAll(marker)) packages.add(m[1]);
+  };
+  for (const dir of ['dist/cli', 'dist/mcp', 'dist/chunks']) {
+    for (const f of fs.readdirSync(path.join(root, dir))) if (f.endsWith('.js')) scan(path.join(root, dir, f));
+  }
+  for (const f of ['generated/prisma/sqlite.mjs', 'generated/prisma/postgres.mjs']) scan(path.join(root, f));
+  const walk = (dir, rel) => {
+    if (!fs.existsSync(dir)) return;
+    for (const name of fs.readdirSync(dir)) {
+      if (name.startsWith('@')) {
+        walk(path.join(dir, name), `${rel}/${name}`);
+        continue;
+      }
+      const pkgDir = path.join(dir, name);
+      if (!fs.existsSync(path.join(pkgDir, 'package.json'))) continue;
+      packages.add(`${rel}/${name}`.replace(/^\//, ''));
+      walk(path.join(pkgDir, 'node_modules'), `${rel}/${name}/node_modules`);
+    }
+  };
+  walk(path.join(STUDIO_OUT, 'node_modules'), 'node_modules');
+  const sections = [];
+  for (const rel of [...packages].sort()) {
+    // The checkout's copy has the whole package (the traced copy in dist/studio may not).
+    const dir = path.join(root, rel);
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const licenseFile = fs.readdirSync(dir).find((f) => /^(licen[cs]e|copying)/i.test(f));
+    const text = licenseFile ? fs.readFileSync(path.join(dir, licenseFile), 'utf8').trim() : `(no license file in the package; its package.json says ${JSON.stringify(meta.license ?? 'nothing')})`;
+    sections.push(`## ${meta.name}@${meta.version} (${typeof meta.license === 'string' ? meta.license : 'see text'})\n\n\`\`\`\n${text}\n\`\`\`\n`);
+  }
+  const header = `# Third-party code shipped in this package\n\nBundled into dist/ and generated/, or copied into dist/studio/node_modules, by scripts/build-package.mjs: ${sections.length} packages.\n\n`;
+  fs.writeFileSync(path.join(root, 'dist', 'THIRD-PARTY-LICENSES.md'), header + sections.join('\n'));
+}
+
 /** Every file an installed program loads, so a pack with a gap fails here instead of on a user's machine. */
 function check() {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   const required = [
     'dist/cli/main.js',
     'dist/mcp/stdio.js',
+    'dist/THIRD-PARTY-LICENSES.md',
     'generated/prisma/sqlite.mjs',
     'generated/prisma/postgres.mjs',
     'prisma/ddl/sqlite.sql',
@@ -170,6 +214,7 @@ withLock(() => {
   run('bundling the CLI and the MCP server (scripts/build-cli.mjs)', process.execPath, ['scripts/build-cli.mjs']);
   buildPrismaClients();
   buildStudio();
+  writeLicenses();
   check();
 });
 say('ready to pack');
