@@ -138,10 +138,7 @@ async function openSqlite(url: string | undefined, wireDir: string): Promise<Rea
     await prisma.$executeRawUnsafe('PRAGMA synchronous = NORMAL');
   } catch (e) {
     await prisma.$disconnect();
-    const text = errorText(e);
-    // A driver installed under another Node version: its native addon does not load.
-    const hint = /NODE_MODULE_VERSION|compiled against a different Node\.js/.test(text) ? ' (run `npm rebuild better-sqlite3` with the Node.js you run Heimdall with)' : '';
-    throw new HeimdallError('environment', `cannot open the read model ${file}: ${text}${hint}`);
+    throw new HeimdallError('environment', `cannot open the read model ${file}: ${errorText(e)}`);
   }
   return { kind: 'sqlite', prisma, location: file, close: () => prisma.$disconnect() };
 }
