@@ -4,6 +4,7 @@ import type { NextConfig } from 'next';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const serverDir = `${path.join(root, 'server')}${path.sep}`;
+const packageBuild = process.env.HEIMDALL_STUDIO_PACKAGE === '1';
 
 /**
  * In the server code (server/**), an `import()` whose argument is computed at run time (the read
@@ -29,6 +30,37 @@ const nativeComputedImports = {
   },
 };
 
+/**
+ * Webpack replaces `import.meta.url` with the file URL the module had at build time. The server code
+ * walks up from its own location to find the files it ships with (prisma/ddl, the generated read
+ * model clients); with a baked-in URL, the production build shipped in the package (the standalone
+ * server under dist/studio) would look in the build machine's checkout. In the server code, this
+ * makes `import.meta.url` the URL of the emitted chunk file at run time instead (the chunk is a
+ * CommonJS file, so `__filename` is its path), which lies inside whatever folder the build was
+ * copied to.
+ */
+const runtimeImportMetaUrl = {
+  apply(compiler: {
+    webpack: { dependencies: { ConstDependency: new (expr: string, range: [number, number]) => unknown } };
+    hooks: { normalModuleFactory: { tap(name: string, fn: (nmf: NormalModuleFactoryLike) => void): void } };
+  }) {
+    const { ConstDependency } = compiler.webpack.dependencies;
+    compiler.hooks.normalModuleFactory.tap('HeimdallRuntimeImportMetaUrl', (nmf) => {
+      for (const type of ['javascript/auto', 'javascript/esm', 'javascript/dynamic']) {
+        nmf.hooks.parser.for(type).tap('HeimdallRuntimeImportMetaUrl', (parser) => {
+          parser.hooks.expression.for('import.meta.url').tap({ name: 'HeimdallRuntimeImportMetaUrl', stage: -100 }, (expr) => {
+            const mod = parser.state?.module;
+            if (!mod?.resource?.startsWith(serverDir)) return undefined;
+            const dep = new ConstDependency('require("node:url").pathToFileURL(__filename).href', expr.range as [number, number]);
+            mod.addPresentationalDependency?.(dep);
+            return true;
+          });
+        });
+      }
+    });
+  },
+};
+
 interface NormalModuleFactoryLike {
   hooks: {
     parser: {
@@ -36,9 +68,12 @@ interface NormalModuleFactoryLike {
         tap(
           name: string,
           fn: (parser: {
-            state?: { module?: { resource?: string } };
+            state?: { module?: { resource?: string; addPresentationalDependency?(dep: unknown): void } };
             evaluateExpression(e: unknown): { isString(): boolean };
-            hooks: { importCall: { tap(opts: { name: string; stage: number }, fn: (expr: { source: unknown }) => false | undefined): void } };
+            hooks: {
+              importCall: { tap(opts: { name: string; stage: number }, fn: (expr: { source: unknown }) => false | undefined): void };
+              expression: { for(name: string): { tap(opts: { name: string; stage: number }, fn: (expr: { range?: unknown }) => true | undefined): void } };
+            };
           }) => void,
         ): void;
       };
@@ -62,8 +97,24 @@ const config: NextConfig = {
   // equivalent yet, so Studio builds with `next build --webpack` (scripts/start.mjs).
   experimental: { extensionAlias: { '.js': ['.ts', '.tsx', '.js'] } },
   outputFileTracingRoot: root,
-  webpack(config, { isServer }) {
+  // The build the package ships (HEIMDALL_STUDIO_PACKAGE=1, set by scripts/build-package.mjs): a
+  // self-contained server (standalone: only the node_modules files it uses), copied into the package
+  // as dist/studio, so `heimdall studio` serves Studio without Next or React installed. It builds
+  // into its own folder, so packing never races `npm start`'s build in .next. Left out of it: native
+  // binaries built for this machine (the read model's driver is the user's optional install, and
+  // sharp only serves next/image, which Studio does not use).
+  ...(packageBuild
+    ? {
+        output: 'standalone' as const,
+        distDir: '.next-package',
+        outputFileTracingExcludes: {
+          '*': ['node_modules/better-sqlite3/**', 'node_modules/sharp/**', 'node_modules/@img/**', 'node_modules/prisma/**', 'node_modules/@prisma/engines/**', 'node_modules/typescript/**'],
+        },
+      }
+    : {}),
+  webpack(config, { isServer, nextRuntime }) {
     if (isServer) config.plugins.push(nativeComputedImports);
+    if (isServer && nextRuntime === 'nodejs') config.plugins.push(runtimeImportMetaUrl);
     return config;
   },
 };

@@ -7,8 +7,9 @@
 //      diff from empty: SQLite uses a scratch file; PostgreSQL uses DATABASE_URL when it is a
 //      postgres URL, else postgresql://127.0.0.1:5432/postgres, and keeps the committed file (with a
 //      note) when no server answers;
-//   4. bundles each generated client to generated/prisma/<provider>.mjs so the built CLI (plain
-//      JavaScript in dist/) can load it at run time.
+//   4. bundles each generated client, with the Prisma runtime it imports, to one self-contained
+//      generated/prisma/<provider>.mjs that the built CLI and Studio (plain JavaScript) load at run
+//      time; the package ships these two files prebuilt.
 // Run it after a fresh checkout and after every change to prisma/schema.prisma:
 //   node prisma/generate.mjs        (npm run db:generate)
 import { spawnSync } from 'node:child_process';
@@ -77,7 +78,9 @@ for (const t of targets) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    // Self-contained (the Prisma runtime and its WebAssembly query compiler included), so the
+    // installed package ships these files prebuilt and needs neither @prisma/client nor prisma.
+    banner: { js: "import { createRequire as __heimdallCreateRequire } from 'node:module'; const require = __heimdallCreateRequire(import.meta.url);" },
     logLevel: 'warning',
   });
   console.log(`prisma/generate.mjs: ${t.name} client ready in generated/prisma/`);

@@ -30,6 +30,7 @@ export const REGISTRY: Record<string, Loader> = {
   a2a: () => import('./commands/a2a.js'),
   wire: () => import('./commands/wire.js'),
   setup: () => import('./commands/setup.js'),
+  studio: () => import('./commands/studio.js'),
 };
 
 /** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
@@ -53,4 +54,5 @@ export const SUMMARIES: Record<string, string> = {
   a2a: 'three-message handshake: a2a announce|dispatch|result|route|peers (JSON on stdin)',
   wire: 'wire stream: wire emit|tail|state|listen|replay|release [--topic T] (Wire JSON on stdin for emit)',
   setup: 'register the MCP server with agent clients: setup claude-code|cursor|vscode|codex... [--dry-run] [--json]',
+  studio: 'serve Studio (the dashboard) for this repository: studio [--port N] [--host H]',
 };

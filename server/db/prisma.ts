@@ -127,7 +127,9 @@ async function openSqlite(url: string | undefined, wireDir: string): Promise<Rea
   else throw new HeimdallError('usage', `DATABASE_URL ${JSON.stringify(url)} is neither a postgres:// URL nor a file: URL`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const { PrismaClient } = await loadClient('sqlite');
-  const { PrismaBetterSQLite3 } = await import('@prisma/adapter-better-sqlite3');
+  const { PrismaBetterSQLite3 } = await import('@prisma/adapter-better-sqlite3').catch((e: unknown) => {
+    throw sqliteDriverMissing(e) ?? e;
+  });
   const prisma = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: `file:${file}` }) });
   try {
     // WAL lets the Studio read while the listener writes; the read model is derived, so NORMAL sync is enough.
@@ -139,6 +141,20 @@ async function openSqlite(url: string | undefined, wireDir: string): Promise<Rea
     throw new HeimdallError('environment', `cannot open the read model ${file}: ${errorText(e)}`);
   }
   return { kind: 'sqlite', prisma, location: file, close: () => prisma.$disconnect() };
+}
+
+/**
+ * The SQLite driver is a native addon, so the installed package leaves it to the user (an optional
+ * peer dependency): when it is missing, say what to install instead of showing a module stack.
+ */
+export function sqliteDriverMissing(e: unknown): HeimdallError | undefined {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const message = String((e as Error | undefined)?.message ?? e);
+  if ((code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') || !message.includes('better-sqlite3')) return undefined;
+  return new HeimdallError(
+    'environment',
+    "the wire read model on SQLite (.planning/wire/read-model.db) needs the better-sqlite3 package, which is not installed: run `npm install better-sqlite3@12` in this project (it builds a native addon), or set DATABASE_URL to a postgres:// URL to keep the read model in PostgreSQL",
+  );
 }
 
 async function openPostgres(url: string): Promise<ReadModelDb> {
