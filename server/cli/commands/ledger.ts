@@ -1,6 +1,8 @@
 import fs from 'node:fs';
-import { computeDelta, logTokens, report, setBaseline } from '../../core/ledger/ledger.js';
+import { logTokens, setBaseline } from '../../core/ledger/ledger.js';
+import { type Savings, computeDelta, formatPct, report } from '../../core/ledger/savings.js';
 import { HeimdallError } from '../../core/errors.js';
+import type { Io } from '../io.js';
 import { bool, int, parseArgs, requireStr, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
@@ -8,8 +10,8 @@ import { printJson } from './_util.js';
 const USAGE = [
   'heimdall-ledger log --role ROLE --kind KIND --msg-id ID [--tokens N | --text-file PATH | text on stdin]',
   '       heimdall-ledger baseline --role ROLE --tokens N',
-  '       heimdall-ledger delta --role ROLE',
-  '       heimdall-ledger report            (all take --json; --run ID limits to one run)',
+  '       heimdall-ledger delta --role ROLE [--run ID]',
+  '       heimdall-ledger report [--run ID]  (all take --json; report and delta show the latest run unless --run names one; --run - is the lines without a run)',
 ].join('\n');
 
 export const command: Command = {
@@ -64,11 +66,7 @@ export const command: Command = {
         const r = report(ctx(), { run });
         torn(r.tornLine);
         if (json) printJson(io, r);
-        else {
-          io.out(`role\tentries\ttokens\tbaseline\tchange   (tokenizer: ${r.tokenizer})`);
-          for (const x of r.roles) io.out(`${x.role}\t${x.entries}\t${x.tokens}\t${x.baseline ?? '-'}\t${x.pct === undefined ? '-' : `${x.pct > 0 ? '+' : ''}${x.pct}%`}`);
-          io.out(`total\t\t${r.total_tokens}`);
-        }
+        else printReport(io, r);
         return 0;
       }
       default:
@@ -76,3 +74,28 @@ export const command: Command = {
     }
   },
 };
+
+const cell = (n: number | undefined) => (n === undefined ? '-' : String(n));
+const change = (pct: number | undefined) => (pct === undefined ? '-' : formatPct(pct));
+
+/** The text form of one scope's savings: what is compared with what, then a table per role (and per GSD phase). */
+function printReport(io: Io, r: Savings): void {
+  if (r.run === null) {
+    io.out('the ledger is empty: measure a run with `heimdall bench gsd . --record` or `heimdall-protocol demo`');
+    return;
+  }
+  io.out(`${r.label} (workspace ${r.workspace}; tokenizer ${r.tokenizer})`);
+  io.out(r.compared_with);
+  for (const [arm, what] of Object.entries(r.arms)) io.out(`  ${arm}: ${what}`);
+  const lean = r.roles.some((x) => x.lean !== undefined);
+  io.out(`role\tentries\ttokens\tbaseline${lean ? '\tlean' : ''}\tchange`);
+  for (const x of r.roles) io.out([x.role, x.entries, x.tokens, cell(x.baseline), ...(lean ? [cell(x.lean)] : []), change(x.pct)].join('\t'));
+  io.out(`total\t\t${r.total_tokens}${r.total ? `\t${r.total.baseline}${lean ? `\t${cell(r.total.lean)}` : ''}\t${change(r.total.pct)}` : ''}`);
+  if (r.gsd) {
+    io.out('');
+    io.out('phase\tplans\tv1\tlean\tv2\tsaved\tvs lean\trecall');
+    for (const p of r.gsd.phases) io.out([p.phase, p.plans, cell(p.v1), cell(p.lean), cell(p.v2), p.saved_pct === undefined ? '-' : `${p.saved_pct}%`, p.saved_vs_lean_pct === undefined ? '-' : `${p.saved_vs_lean_pct}%`, p.recall_pct === undefined ? '-' : `${p.recall_pct}%`].join('\t'));
+    if (r.gsd.missing.length) io.out(`not in the run record: ${r.gsd.missing.join(', ')}`);
+  }
+  if (r.runs.length > 1) io.out(`other runs: ${r.runs.filter((x) => x.run !== r.run).slice(0, 5).map((x) => x.run).join(', ')}${r.runs.length > 6 ? ', ...' : ''} (--run ID)`);
+}
