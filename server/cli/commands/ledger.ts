@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { logTokens, setBaseline } from '../../core/ledger/ledger.js';
+import { ARMS, isArm } from '../../core/ledger/runs.js';
 import { type Savings, computeDelta, formatPct, report } from '../../core/ledger/savings.js';
 import { HeimdallError } from '../../core/errors.js';
 import type { Io } from '../io.js';
@@ -8,7 +9,7 @@ import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
 const USAGE = [
-  'heimdall-ledger log --role ROLE --kind KIND --msg-id ID [--tokens N | --text-file PATH | text on stdin]',
+  'heimdall-ledger log --role ROLE --kind KIND --msg-id ID [--tokens N | --text-file PATH | text on stdin] [--run ID [--arm v1|lean|v2] [--phase P --plan P]]',
   '       heimdall-ledger baseline --role ROLE --tokens N',
   '       heimdall-ledger delta --role ROLE [--run ID]',
   '       heimdall-ledger report [--run ID]  (all take --json; report and delta show the latest run unless --run names one; --run - is the lines without a run)',
@@ -19,7 +20,7 @@ export const command: Command = {
   async run(argv, { io, ctx, prog }) {
     const p = parseArgs(argv, {
       usage: USAGE,
-      flags: { role: 'string', kind: 'string', tokens: 'int', 'msg-id': 'string', 'text-file': 'string', run: 'string', json: 'boolean' },
+      flags: { role: 'string', kind: 'string', tokens: 'int', 'msg-id': 'string', 'text-file': 'string', run: 'string', arm: 'string', phase: 'string', plan: 'string', json: 'boolean' },
       positionals: [1, 1],
     });
     const json = bool(p, 'json');
@@ -42,7 +43,21 @@ export const command: Command = {
           } else if (!io.stdinIsTTY) text = await io.readStdin();
           else throw usageError(USAGE, 'give --tokens N, --text-file PATH, or pipe the text to count on stdin');
         }
-        const e = logTokens(ctx(), { role: requireStr(p, 'role', USAGE), kind: requireStr(p, 'kind', USAGE), msgId: requireStr(p, 'msg-id', USAGE), tokens, text, run });
+        const arm = str(p, 'arm');
+        if (arm !== undefined && !isArm(arm)) throw usageError(USAGE, `--arm must be one of ${ARMS.join(', ')}, got ${JSON.stringify(arm)}`);
+        if (arm !== undefined && run === undefined) throw usageError(USAGE, '--arm needs --run: an arm is one side of a run');
+        const e = logTokens(ctx(), {
+          role: requireStr(p, 'role', USAGE),
+          kind: requireStr(p, 'kind', USAGE),
+          msgId: requireStr(p, 'msg-id', USAGE),
+          tokens,
+          text,
+          run,
+          // v2 is what a line without an arm already means: keep such lines as they always were.
+          ...(arm && arm !== 'v2' ? { arm } : {}),
+          phase: str(p, 'phase'),
+          plan: str(p, 'plan'),
+        });
         if (json) printJson(io, { ...e, tokenizer: e.tokenizer ?? ctx().tokenizer.name });
         else io.out(`${e.role}/${e.kind}=${e.tokens} (${e.source === 'tokenizer' ? `counted with ${e.tokenizer}` : 'reported'})`);
         return 0;
