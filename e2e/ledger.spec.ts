@@ -5,26 +5,20 @@
  * the chart over time has a time axis, and the PNG is a 1920x1080 slide naming project, run, date
  * and tokenizer.
  */
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { REPO, cli, isoBefore } from './support/cli.js';
-import { GSD_FIXTURE_RUN } from './support/fixture.js';
+import { cli, isoBefore } from './support/cli.js';
+import { GSD_FIXTURE_RUN, GSD_WORKSPACE, recordGsdRun } from './support/gsd.js';
 import { exact, expectCard, expectPngFigures, expectSlide, fmt, ledgerReport, savePng, savedText } from './support/savings.js';
 import { now, open, planning, screenshot } from './support/studio.js';
 
 /** Seconds after the server's frozen NOW: runs these tests write are the latest ones. */
 const after = (s: number) => ({ HEIMDALL_NOW: isoBefore(now, -s) });
 
-function recordGsd(run: string, secondsAfter: number, mode?: 'partial'): void {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO, 'e2e/support/gsd-run.ts'), planning, run, isoBefore(now, -secondsAfter), ...(mode ? [mode] : [])], { cwd: REPO, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`gsd-run.ts exited ${r.status}: ${r.stderr}`);
-}
 
 test('the card names the workspace, the run, the date, the tokenizer and what v1 and v2 are', async ({ page }) => {
   const rep = ledgerReport();
   expect(rep.run, 'the fixture records a GSD run last').toBe(GSD_FIXTURE_RUN);
-  expect(rep.workspace).toBe('acme-ledger');
+  expect(rep.workspace).toBe(GSD_WORKSPACE);
   expect(rep.arms.v1).toMatch(/PLAN\.md/);
   await open(page, '/');
   const card = page.getByTestId('savings-card');
@@ -135,11 +129,11 @@ test("a GSD run: three arms per phase and per plan, content recall and the ablat
   await screenshot(page, 'ledger-gsd');
 
   // A record without recall or ablation (an older bench): what is there is shown, what is not is named.
-  recordGsd('gsd-partial', 120, 'partial');
+  recordGsdRun(planning, 'gsd-partial', isoBefore(now, -120), { partial: true });
   const part = ledgerReport('gsd-partial');
   expect(part.gsd?.missing).toEqual(['recall', 'ablation']);
   await open(page, '/ledger?run=gsd-partial');
-  await expect(page.getByTestId('gsd-missing')).toHaveText(/does not hold content recall; the ablation\./);
+  await expect(page.getByTestId('gsd-missing')).toHaveText('Not in the run record: content recall, the ablation. Shown: what the ledger lines hold.');
   await expect(page.getByTestId('gsd-ablation-missing')).toBeVisible();
   await expect(page.getByTestId('gsd-total-recall')).toHaveText('—');
   await expect(page.getByTestId('gsd-total-v2')).toHaveText(fmt(part.gsd?.total.v2 as number));
@@ -150,7 +144,7 @@ test("a GSD run: three arms per phase and per plan, content recall and the ablat
 test('savings over time: a time axis, one line per role, each run against its own baseline', async ({ page }) => {
   // A run of its own with a second role, so the chart has two lines whatever ran before.
   for (const [arm, tokens] of [['v1', 9000], ['v2', 4200]] as const) {
-    cli(planning, 'heimdall-ledger', ['log', '--role', 'review', '--kind', 'task_result', '--msg-id', `ot-${arm}`, '--tokens', String(tokens), '--run', 'e2e-review', '--arm', arm], { env: after(90) });
+    cli(planning, 'heimdall-ledger', ['log', '--role', 'review', '--kind', 'task_result', '--msg-id', `ot-${arm}`, '--tokens', String(tokens), '--run', 'e2e-review', '--arm', arm], { env: after(150) });
   }
   const rep = ledgerReport();
   expect(rep.run).toBe('e2e-review');
@@ -165,10 +159,16 @@ test('savings over time: a time axis, one line per role, each run against its ow
   await expect(chart.locator('.recharts-line')).toHaveCount(roles.length);
   for (const r of roles) await expect(chart.locator('.recharts-legend-item-text', { hasText: exact(r) })).toHaveCount(1);
   // The x axis is time: dates and times, in order, not run ids.
-  const ticks = await chart.locator('.recharts-xAxis .recharts-cartesian-axis-tick-value').allTextContents();
-  expect(ticks.length).toBeGreaterThanOrEqual(2);
+  const tickEls = chart.locator('.recharts-xAxis .recharts-cartesian-axis-tick-value');
+  const ticks = await tickEls.allTextContents();
+  expect(ticks.length).toBeGreaterThanOrEqual(3);
   for (const t of ticks) expect(t).toMatch(/^(\d\d-\d\d \d\d:\d\d|\d{4}-\d\d-\d\d)$/);
-  expect([...ticks].sort()).toEqual(ticks);
+  expect(new Set(ticks).size).toBe(ticks.length);
+  const xs = await tickEls.evaluateAll((els) => els.map((e) => Number(e.getAttribute('x'))));
+  expect([...xs].sort((a, b) => a - b)).toEqual(xs);
+  // Evenly spaced: a time axis, not one tick per run.
+  const gaps = xs.slice(1).map((x, i) => x - (xs[i] as number));
+  for (const g of gaps) expect(Math.abs(g - (gaps[0] as number))).toBeLessThan(1.5);
   for (const r of rep.runs) expect(ticks.join(' ')).not.toContain(r.run);
   // Each point's label is that run's own saving: one label per point and role.
   const labels = (await chart.locator('.recharts-label-list text').allTextContents()).map((t) => t.trim()).sort();
@@ -185,7 +185,7 @@ test('the PNG is a 1920x1080 slide naming the project, the date, the run and the
   await expect(page.getByTestId('savings-slide')).toHaveJSProperty('offsetWidth', 1920);
   await expect(page.getByTestId('savings-slide')).toHaveJSProperty('offsetHeight', 1080);
   const png = await savePng(page, 'savings-slide-gsd');
-  expect(png.filename).toBe(`heimdall-savings-acme-ledger-${GSD_FIXTURE_RUN}-${rep.date?.slice(0, 10)}.png`);
+  expect(png.filename).toBe(`heimdall-savings-${GSD_WORKSPACE}-${GSD_FIXTURE_RUN}-${rep.date?.slice(0, 10)}.png`);
   expectPngFigures(png, rep);
   expect(png.texts['Creation Time']).toBe(rep.date);
 });

@@ -4,10 +4,9 @@
  * role table, chart over time, GSD tables), on the overview card (the latest run) and in the
  * exported PNG agrees with `heimdall-ledger report --json --run R`.
  */
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { type Page, expect, test } from '@playwright/test';
-import { REPO, cli, isoBefore } from './support/cli.js';
+import { cli, isoBefore } from './support/cli.js';
+import { recordGsdRun } from './support/gsd.js';
 import { type SavingsJson, exact, expectCard, expectPngFigures, expectSlide, fmt, ledgerReport, savePng, savedText } from './support/savings.js';
 import { now, open, planning, screenshot } from './support/studio.js';
 
@@ -26,8 +25,7 @@ test.beforeAll(() => {
   // Later than anything the fixture or other specs wrote, so the GSD run is the latest.
   const at = (s: number) => ({ HEIMDALL_NOW: isoBefore(now, -s) });
   demos = [600, 700].map((s) => JSON.parse(cli(planning, 'heimdall-protocol', ['demo', '--json'], { env: at(s) }).stdout) as DemoJson);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO, 'e2e/support/gsd-run.ts'), planning, GSD_RUN, isoBefore(now, -800)], { cwd: REPO, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`gsd-run.ts exited ${r.status}: ${r.stderr}`);
+  recordGsdRun(planning, GSD_RUN, isoBefore(now, -800));
 });
 
 /** Every figure of the ledger page for the run shown, against the report. */

@@ -13,7 +13,7 @@ import { PhaseArms } from './LedgerCharts';
 import type { GsdData } from './types';
 
 const MISSING_WORDS: Record<string, string> = {
-  'run record': 'a run record (so no recall, ablation or plan paths)',
+  'run record': 'the run record itself (so no recall, ablation or plan paths)',
   details: 'the bench details (recall, ablation, plan paths)',
   plans: 'per-plan details (paths and recall)',
   phases: 'per-phase details (recall per phase)',
@@ -69,7 +69,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
         </div>
         {gsd.missing.length > 0 && (
           <p className="mt-3 rounded-md bg-amber-50 px-3 py-2 text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200" data-testid="gsd-missing">
-            The run record does not hold {gsd.missing.map((m) => MISSING_WORDS[m] ?? m).join('; ')}. Shown: what the ledger lines hold.
+            Not in the run record: {gsd.missing.map((m) => MISSING_WORDS[m] ?? m).join(', ')}. Shown: what the ledger lines hold.
           </p>
         )}
       </Card>
@@ -79,7 +79,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
           <PhaseArms gsd={gsd} />
         </Card>
         <Card title="Per phase, in figures" bodyClassName="overflow-x-auto p-0">
-          <table className="w-full text-sm" data-testid="gsd-phases">
+          <table className="w-full whitespace-nowrap text-sm" data-testid="gsd-phases">
             <thead>
               <tr className="border-b border-slate-100 text-xs font-medium uppercase tracking-wide text-slate-500">
                 <Th>Phase</Th>
@@ -113,7 +113,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
       </div>
 
       <Card title={`Per plan (${gsd.plans.length})`} bodyClassName="max-h-[28rem] overflow-auto p-0">
-        <table className="w-full text-sm" data-testid="gsd-plans">
+        <table className="w-full whitespace-nowrap text-sm" data-testid="gsd-plans">
           <thead className="sticky top-0 bg-white dark:bg-slate-900">
             <tr className="border-b border-slate-100 text-xs font-medium uppercase tracking-wide text-slate-500">
               <Th>Plan</Th>
@@ -155,7 +155,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
             This run&apos;s record holds no ablation.
           </p>
         ) : (
-          <table className="w-full text-sm" data-testid="gsd-ablation">
+          <table className="w-full whitespace-nowrap text-sm" data-testid="gsd-ablation">
             <thead>
               <tr className="border-b border-slate-100 text-xs font-medium uppercase tracking-wide text-slate-500">
                 <Th>Variant</Th>

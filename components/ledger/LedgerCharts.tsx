@@ -3,7 +3,7 @@ import { Bar, BarChart, CartesianGrid, LabelList, Legend, Line, LineChart, Refer
 import { toneFor } from '@/components/ui/Badge';
 import { fmtInt } from '@/components/ui/format';
 import { ARM_COLOURS } from './format';
-import { savingsOverTime, timeTick } from './series';
+import { savingsOverTime, timeTick, timeTicks } from './series';
 import type { GsdData, RunSummary, SavingsData } from './types';
 
 const LINE_COLOURS: Record<string, string> = {
@@ -86,8 +86,8 @@ export function SavingsOverTime({ runs, current }: { runs: RunSummary[]; current
               type="number"
               scale="time"
               domain={[first - pad, last + pad]}
+              ticks={timeTicks(first - pad, last + pad)}
               tickFormatter={tick}
-              tickCount={6}
               tick={AXIS_TICK}
               tickLine={false}
               axisLine={{ stroke: '#cbd5e1' }}

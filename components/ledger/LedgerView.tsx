@@ -83,7 +83,7 @@ export function LedgerView({ initialRun, initialReport, initialEntries }: { init
             </Card>
           </div>
           {data.gsd && <GsdRunView gsd={data.gsd} />}
-          <div className="grid gap-4 xl:grid-cols-2">
+          <div className="grid gap-4 2xl:grid-cols-2">
             <Card title="Savings over time" description="Every run with a baseline, when it was measured, each against its own baseline; the dashed line is the run shown">
               <SavingsOverTime runs={data.runs} current={data.run} />
             </Card>
@@ -104,7 +104,7 @@ function RoleTable({ report }: { report: SavingsData }) {
   const lean = report.roles.some((r) => r.lean !== undefined);
   const base = report.baseline === 'workspace' ? 'Baseline' : 'v1';
   return (
-    <table className="w-full text-sm" data-testid="ledger-table">
+    <table className="w-full whitespace-nowrap text-sm" data-testid="ledger-table">
       <thead>
         <tr className="border-b border-slate-100 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
           <th scope="col" className="px-4 py-2">Role</th>

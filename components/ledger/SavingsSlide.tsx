@@ -63,7 +63,11 @@ export const SavingsSlide = forwardRef<HTMLDivElement, { report: SavingsData }>(
           {total && (
             <div className="grid grid-cols-3 gap-6">
               <Tile arm="v1" label={report.baseline === 'workspace' ? 'baseline' : 'v1'} value={total.baseline} />
-              {total.lean !== undefined ? <Tile arm="lean" label="lean" value={total.lean} note={savedText(total.saved_vs_lean_pct)} /> : <div />}
+              {total.lean !== undefined ? (
+                <Tile arm="lean" label="lean" value={total.lean} note={total.saved_vs_lean_pct === undefined ? undefined : `tokens; v2 ${savedText(total.saved_vs_lean_pct)} against lean`} />
+              ) : (
+                <div />
+              )}
               <Tile arm="v2" label="v2 (Heimdall)" value={total.tokens} />
             </div>
           )}

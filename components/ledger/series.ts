@@ -27,6 +27,17 @@ export function savingsOverTime(runs: RunSummary[]): { points: TimePoint[]; role
   return { points, roles: [...roles].sort() };
 }
 
+const MINUTE = 60_000;
+const STEPS = [1, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080, 20160, 43200, 129600, 525600].map((m) => m * MINUTE);
+
+/** Evenly spaced round times (every 5 min, hour, day, ...) across [from, to], at most `max` of them. */
+export function timeTicks(from: number, to: number, max = 6): number[] {
+  const step = STEPS.find((s) => (to - from) / s <= max) ?? (STEPS.at(-1) as number);
+  const ticks: number[] = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) ticks.push(t);
+  return ticks;
+}
+
 /** Axis ticks: the time of day when every run falls within two days, else the date (UTC). */
 export function timeTick(span: number): (t: number) => string {
   return (t: number) => {

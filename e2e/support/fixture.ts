@@ -10,10 +10,7 @@
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { cli, isoBefore } from './cli.js';
-import { recordGsdRun } from './gsd-run.js';
-
-/** The fixture's GSD bench run (e2e/support/gsd-run.ts). */
-export const GSD_FIXTURE_RUN = 'gsd-fixture';
+import { GSD_FIXTURE_RUN, recordGsdRun } from './gsd.js';
 
 /** Agents and how long before NOW each last checked in. */
 export const AGENTS: { address: string; status: string; task: string; ageS: number }[] = [

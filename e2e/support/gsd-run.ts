@@ -5,13 +5,13 @@
  * and a `bench-gsd` run record whose details are the bench's JSON (totals, phases, plans with
  * recall, ablation). The texts are synthetic; every token figure is counted, none is typed in.
  *
- * Run as a script: node --import tsx e2e/support/gsd-run.ts PLANNING_DIR RUN CREATED_ISO [partial]
+ * Run as a script (e2e/support/gsd.ts does): node --import tsx e2e/support/gsd-run.ts PLANNING_DIR RUN CREATED_ISO [partial]
  * ("partial" leaves recall and the ablation out of the details, as an older bench would).
  */
 import { pathToFileURL } from 'node:url';
 import { type LogInput, fixedClock, logTokensBatch, makeCtx, recordRun, sequentialIds } from '../../server/core/index.js';
+import { GSD_WORKSPACE } from './gsd.js';
 
-export const GSD_WORKSPACE = 'acme-ledger';
 
 /** Phases and plans of the synthetic project, with how much each arm carries (in paragraphs). */
 const PLANS: { phase: string; plan: string; v1: number; lean: number; v2: number; recall: number }[] = [
