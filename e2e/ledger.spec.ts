@@ -160,6 +160,8 @@ test('savings over time: a time axis, one line per role, each run against its ow
   for (const r of roles) await expect(chart.locator('.recharts-legend-item-text', { hasText: exact(r) })).toHaveCount(1);
   // The x axis is time: dates and times, in order, not run ids.
   const tickEls = chart.locator('.recharts-xAxis .recharts-cartesian-axis-tick-value');
+  // The chart draws once its container is measured: wait for it before reading what it drew.
+  await expect(tickEls).not.toHaveCount(0);
   const ticks = await tickEls.allTextContents();
   expect(ticks.length).toBeGreaterThanOrEqual(3);
   for (const t of ticks) expect(t).toMatch(/^(\d\d-\d\d \d\d:\d\d|\d{4}-\d\d-\d\d)$/);
@@ -171,8 +173,9 @@ test('savings over time: a time axis, one line per role, each run against its ow
   for (const g of gaps) expect(Math.abs(g - (gaps[0] as number))).toBeLessThan(1.5);
   for (const r of rep.runs) expect(ticks.join(' ')).not.toContain(r.run);
   // Each point's label is that run's own saving: one label per point and role.
-  const labels = (await chart.locator('.recharts-label-list text').allTextContents()).map((t) => t.trim()).sort();
   const expected = points.flatMap((p) => Object.values(p.saved).map((v) => `${v}%`)).sort();
+  await expect(chart.locator('.recharts-label-list text')).toHaveCount(expected.length);
+  const labels = (await chart.locator('.recharts-label-list text').allTextContents()).map((t) => t.trim()).sort();
   expect(labels).toEqual(expected);
   expect(labels).toContain('53%');
   await screenshot(page, 'ledger-over-time');

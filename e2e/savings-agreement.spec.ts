@@ -49,7 +49,9 @@ async function expectLedgerPage(page: Page, rep: SavingsJson): Promise<void> {
     if (r.lean !== undefined) await expect(row.locator('[data-figure="lean"]')).toHaveText(fmt(r.lean));
   }
   // The chart over time holds this run's own saving for each role.
-  const labels = (await page.getByTestId('chart-over-time').locator('.recharts-label-list text').allTextContents()).map((t) => t.trim());
+  const pointLabels = page.getByTestId('chart-over-time').locator('.recharts-label-list text');
+  await expect(pointLabels).toHaveCount(rep.runs.reduce((n, x) => n + Object.keys(x.saved).length, 0));
+  const labels = (await pointLabels.allTextContents()).map((t) => t.trim());
   for (const r of rep.roles) if (r.saved_pct !== undefined) expect(labels).toContain(`${r.saved_pct}%`);
   const point = rep.runs.find((x) => x.run === rep.run);
   expect(point?.saved).toEqual(Object.fromEntries(rep.roles.filter((r) => r.saved_pct !== undefined).map((r) => [r.role, r.saved_pct])));

@@ -8,7 +8,7 @@
 import type { ReactNode } from 'react';
 import { Card } from '@/components/ui/Card';
 import { fmtInt } from '@/components/ui/format';
-import { ablationName, figureHeading, fmtFigure, fmtShare, savedText } from './format';
+import { ablationName, figureHeading, fmtFigure, fmtShare, otherRecall, savedText } from './format';
 import { PhaseArms } from './LedgerCharts';
 import type { GsdData } from './types';
 
@@ -36,14 +36,29 @@ function Th({ children, right = false }: { children: ReactNode; right?: boolean 
   );
 }
 
-function Fact({ label, value, testId }: { label: string; value: string; testId: string }) {
+function Fact({ label, value, testId, sub }: { label: string; value: string; testId: string; sub?: string }) {
   return (
     <div className="rounded-md border border-slate-100 bg-slate-50/60 px-3 py-2 dark:border-slate-800 dark:bg-slate-800/50">
       <p className="text-xs text-slate-500">{label}</p>
       <p className="font-mono text-lg font-semibold tabular-nums text-slate-900 dark:text-slate-100" data-testid={testId}>
         {value}
       </p>
+      {sub ? (
+        <p className="text-[11px] text-slate-500" data-testid={`${testId}-sub`}>
+          {sub}
+        </p>
+      ) : null}
     </div>
+  );
+}
+
+/** v2's recall, with the other arms' in the tooltip. */
+function RecallCell({ pct, arms }: { pct: number | undefined; arms: { v1?: number; lean?: number } | undefined }) {
+  const others = otherRecall(arms);
+  return (
+    <td className="px-3 py-1.5 text-right" data-figure="recall" title={others ? `recall ${others}` : undefined}>
+      {fmtShare(pct)}
+    </td>
   );
 }
 
@@ -59,7 +74,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
           <Fact label="v2 tokens" value={tok(t.v2)} testId="gsd-total-v2" />
           <Fact label="v2 against v1" value={pct(t.saved_pct)} testId="gsd-total-saved" />
           <Fact label="v2 against lean" value={pct(t.saved_vs_lean_pct)} testId="gsd-total-saved-lean" />
-          <Fact label="content recall" value={fmtShare(t.recall_pct)} testId="gsd-total-recall" />
+          <Fact label="content recall (v2)" value={fmtShare(t.recall_pct)} testId="gsd-total-recall" sub={otherRecall(t.recall_arms)} />
           <Fact label="completeness" value={fmtShare(t.completeness_pct)} testId="gsd-total-completeness" />
           <Fact
             label="plans imported / found"
@@ -89,7 +104,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
                 <Th right>v2</Th>
                 <Th right>v2 vs v1</Th>
                 <Th right>v2 vs lean</Th>
-                <Th right>Recall</Th>
+                <Th right>Recall v2</Th>
               </tr>
             </thead>
             <tbody className="font-mono text-[13px] tabular-nums">
@@ -104,7 +119,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
                   <td className="px-3 py-1.5 text-right" data-arm="v2">{tok(p.v2)}</td>
                   <td className="px-3 py-1.5 text-right" data-figure="saved">{pct(p.saved_pct)}</td>
                   <td className="px-3 py-1.5 text-right" data-figure="saved-lean">{pct(p.saved_vs_lean_pct)}</td>
-                  <td className="px-3 py-1.5 text-right" data-figure="recall">{fmtShare(p.recall_pct)}</td>
+                  <RecallCell pct={p.recall_pct} arms={p.recall_arms} />
                 </tr>
               ))}
             </tbody>
@@ -124,7 +139,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
               <Th right>v2</Th>
               <Th right>v2 vs v1</Th>
               <Th right>v2 vs lean</Th>
-              <Th right>Recall</Th>
+              <Th right>Recall v2</Th>
             </tr>
           </thead>
           <tbody className="font-mono text-[13px] tabular-nums">
@@ -142,7 +157,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
                 <td className="px-3 py-1.5 text-right" data-arm="v2">{tok(p.v2)}</td>
                 <td className="px-3 py-1.5 text-right" data-figure="saved">{pct(p.saved_pct)}</td>
                 <td className="px-3 py-1.5 text-right" data-figure="saved-lean">{pct(p.saved_vs_lean_pct)}</td>
-                <td className="px-3 py-1.5 text-right" data-figure="recall">{fmtShare(p.recall_pct)}</td>
+                <RecallCell pct={p.recall_pct} arms={p.recall_arms} />
               </tr>
             ))}
           </tbody>

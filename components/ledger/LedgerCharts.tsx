@@ -84,7 +84,8 @@ export function SavingsOverTime({ runs, current }: { runs: RunSummary[]; current
             <XAxis
               dataKey="t"
               type="number"
-              scale="time"
+              // Milliseconds on a linear scale with round-time ticks: recharts drops explicit ticks on its "time" scale.
+              scale="linear"
               domain={[first - pad, last + pad]}
               ticks={timeTicks(first - pad, last + pad)}
               tickFormatter={tick}

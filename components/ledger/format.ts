@@ -40,9 +40,20 @@ export function ablationName(name: string, label?: string): string {
   return label ?? ABLATION_NAMES[name] ?? name.replace(/_/g, ' ');
 }
 
+const HEADINGS: Record<string, string> = { tokens: 'tokens', recall: 'recall', over_v2: 'tokens above v2' };
+
 /** A figure key of the bench's JSON as a column heading: v2_tokens -> "v2 tokens", saving_pct -> "saving %". */
 export function figureHeading(key: string): string {
-  return key.replace(/_pct$/, ' %').replace(/_/g, ' ');
+  return HEADINGS[key] ?? key.replace(/_pct$/, ' %').replace(/_/g, ' ');
+}
+
+/** Recall of the other arms, when the bench measured them: "v1 100% · lean 88%". */
+export function otherRecall(arms: { v1?: number; lean?: number } | undefined): string {
+  if (!arms) return '';
+  return (['v1', 'lean'] as const)
+    .filter((a) => arms[a] !== undefined)
+    .map((a) => `${a} ${arms[a]}%`)
+    .join(' · ');
 }
 
 /** A figure of the bench's JSON: percentages as written, token counts with separators. */

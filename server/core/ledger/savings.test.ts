@@ -311,6 +311,57 @@ describe('a GSD bench run', () => {
     expect(savings(odd).gsd?.missing).toEqual(['plans', 'phases', 'recall', 'total']);
   });
 
+  it('reads the bench JSON of `heimdall bench gsd --record`: recall per arm, ablation rows, plans of several trees', () => {
+    const ctx = tmpCtx();
+    const lines: LogInput[] = [];
+    for (const tree of ['HYDRA', 'kite']) {
+      for (const [arm, tokens] of [['v1', 900], ['lean', 400], ['v2', 200]] as const) {
+        lines.push({ role: 'orchestration', kind: 'gsd_brief', msgId: `b.${tree}.01-01.${arm}`, tokens, run: 'b', arm, phase: `${tree}.01-core`, plan: `${tree}.01-01` });
+      }
+    }
+    logTokensBatch(ctx, lines, 'bench b');
+    const recall = (v2: number) => ({ v1: 100, lean: 88, v2, items: 40, present: 39, missing: [] });
+    recordRun(ctx, {
+      run: 'b',
+      kind: 'bench-gsd',
+      workspace: 'fixtures',
+      tokenizer: ctx.tokenizer.name,
+      arms: { v1: 'a', lean: 'b', v2: 'c' },
+      details: {
+        total: { plans_found: 3, plans_imported: 2, completeness_pct: 97.5, recall: { v1: 100, lean: 88, v2: 97.5, items: 80 } },
+        phases: [
+          { tree: 'HYDRA', phase: '01-core', recall: { v1: 100, lean: 90, v2: 100, items: 40 } },
+          { tree: 'kite', phase: '01-core', recall: { v1: 100, lean: 86, v2: 95, items: 40 } },
+        ],
+        plans: [
+          { tree: 'HYDRA', id: '01-01', path: 'HYDRA/.planning/phases/01-core/01-01-PLAN.md', recall: recall(100) },
+          { tree: 'kite', id: '01-01', path: 'kite/.planning/phases/01-core/01-01-PLAN.md', recall: recall(95) },
+        ],
+        ablation: [
+          { arm: 'lean', label: 'lean (no Heimdall)', tokens: 800, recall: 88, over_v2: 400 },
+          { arm: 'no_units', label: 'v2 without unit resolution', tokens: 700, recall: 97.5, over_v2: 300 },
+          { arm: 'v2', label: 'v2 (all mechanisms)', tokens: 400, recall: 97.5, over_v2: 0 },
+        ],
+      },
+    });
+    const g = savings(ctx).gsd;
+    expect(g?.missing).toEqual([]);
+    expect(g?.plans.map((p) => [p.plan, p.path, p.recall_pct, p.recall_arms])).toEqual([
+      ['HYDRA.01-01', 'HYDRA/.planning/phases/01-core/01-01-PLAN.md', 100, { v1: 100, lean: 88, v2: 100 }],
+      ['kite.01-01', 'kite/.planning/phases/01-core/01-01-PLAN.md', 95, { v1: 100, lean: 88, v2: 95 }],
+    ]);
+    expect(g?.phases.map((p) => [p.phase, p.recall_pct, p.v1, p.lean, p.v2, p.saved_pct, p.saved_vs_lean_pct])).toEqual([
+      ['HYDRA.01-core', 100, 900, 400, 200, 78, 50],
+      ['kite.01-core', 95, 900, 400, 200, 78, 50],
+    ]);
+    expect(g?.total).toMatchObject({ v1: 1800, lean: 800, v2: 400, recall_pct: 97.5, recall_arms: { v1: 100, lean: 88, v2: 97.5 }, completeness_pct: 97.5, plans_found: 3, plans_imported: 2 });
+    expect(g?.ablation.map((a) => [a.name, a.label, a.figures])).toEqual([
+      ['lean', 'lean (no Heimdall)', { tokens: 800, recall: 88, over_v2: 400 }],
+      ['no_units', 'v2 without unit resolution', { tokens: 700, recall: 97.5, over_v2: 300 }],
+      ['v2', 'v2 (all mechanisms)', { tokens: 400, recall: 97.5, over_v2: 0 }],
+    ]);
+  });
+
   it("counts every measured token of the run, with the run record's tokenizer", () => {
     const ctx = tmpCtx();
     gsdRun(ctx, DETAILS);

@@ -102,18 +102,22 @@ export interface ArmFigures {
   saved_vs_lean_pct?: number;
 }
 
-export interface GsdPlanRow extends ArmFigures {
+/** Content recall as the bench measured it: v2's (the headline), and each arm's when it wrote them. */
+export interface RecallFigures {
+  recall_pct?: number;
+  recall_arms?: Partial<Record<Arm, number>>;
+}
+
+export interface GsdPlanRow extends ArmFigures, RecallFigures {
   plan: string;
   phase: string;
   /** From the run record's details, when present. */
   path?: string;
-  recall_pct?: number;
 }
 
-export interface GsdPhaseRow extends ArmFigures {
+export interface GsdPhaseRow extends ArmFigures, RecallFigures {
   phase: string;
   plans: number;
-  recall_pct?: number;
 }
 
 export interface GsdAblationRow {
@@ -126,7 +130,7 @@ export interface GsdAblationRow {
 }
 
 export interface GsdView {
-  total: ArmFigures & { recall_pct?: number; completeness_pct?: number; plans_found?: number; plans_imported?: number };
+  total: ArmFigures & RecallFigures & { completeness_pct?: number; plans_found?: number; plans_imported?: number };
   phases: GsdPhaseRow[];
   plans: GsdPlanRow[];
   ablation: GsdAblationRow[];
@@ -238,9 +242,11 @@ function roleFigures(scope: Scope, source: BaselineSource, baselines: Record<str
   return roles;
 }
 
+/** The folder holding the planning tree (the project), for lines without a run record to name it. */
 function workspaceName(ctx: Ctx): string {
-  const root = path.resolve(ctx.root);
-  return path.basename(root) === '.planning' ? path.basename(path.dirname(root)) : path.basename(root);
+  const root = ctx.root.replace(/[\\/]+$/, '');
+  const name = path.basename(root) === '.planning' ? path.basename(path.dirname(root)) : path.basename(root);
+  return name && name !== '.' ? name : root;
 }
 
 function firstTs(lines: LedgerEntry[]): string | undefined {
@@ -488,14 +494,39 @@ function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
-/** A recall figure in percent, as the bench wrote it: a number, or an object carrying `pct` or `recall_pct`. */
-function recallPct(v: unknown): number | undefined {
+/**
+ * A recall figure in percent, as the bench wrote it: a number, or an object with one figure per arm
+ * (`{v1, lean, v2, items}`: v2's is the headline), or with `pct` / `recall_pct`.
+ */
+function recallFigures(v: unknown): RecallFigures {
+  const n = num(v);
+  if (n !== undefined) return { recall_pct: n };
   const o = obj(v);
-  return num(v) ?? (o ? (num(o.pct) ?? num(o.recall_pct)) : undefined);
+  if (!o) return {};
+  const arms: Partial<Record<Arm, number>> = {};
+  for (const a of ['v1', 'lean', 'v2'] as const) {
+    const x = num(o[a]);
+    if (x !== undefined) arms[a] = x;
+  }
+  const pct = arms.v2 ?? num(o.pct) ?? num(o.recall_pct);
+  return { ...(pct !== undefined ? { recall_pct: pct } : {}), ...(Object.keys(arms).length > 0 ? { recall_arms: arms } : {}) };
 }
 
-function recallOf(o: Record<string, unknown>): number | undefined {
-  return recallPct(o.recall) ?? num(o.recall_pct);
+function recallOf(o: Record<string, unknown>): RecallFigures {
+  const r = recallFigures(o.recall);
+  if (r.recall_pct !== undefined) return r;
+  const direct = num(o.recall_pct);
+  return direct !== undefined ? { ...r, recall_pct: direct } : r;
+}
+
+/**
+ * The keys a details entry answers to: its id, and `tree.id` (a bench over several trees names
+ * its lines' phases and plans that way, and its details by tree and id).
+ */
+function keysOf(o: Record<string, unknown>, idKeys: string[]): string[] {
+  const id = idKeys.map((k) => o[k]).find((v): v is string => typeof v === 'string');
+  if (id === undefined) return [];
+  return typeof o.tree === 'string' ? [`${o.tree}.${id}`, id] : [id];
 }
 
 /**
@@ -524,16 +555,15 @@ function gsdView(scope: Scope): GsdView {
   if (details && !Array.isArray(rawPlans)) missing.push('plans');
   for (const p of Array.isArray(rawPlans) ? rawPlans : []) {
     const o = obj(p);
-    const id = o && (typeof o.id === 'string' ? o.id : typeof o.plan === 'string' ? o.plan : undefined);
-    if (o && id) detailPlans.set(id, o);
+    // The qualified key first, so a plain id shared by two trees never shadows it.
+    if (o) for (const k of keysOf(o, ['id', 'plan'])) if (!detailPlans.has(k)) detailPlans.set(k, o);
   }
   const detailPhases = new Map<string, Record<string, unknown>>();
   const rawPhases = details?.phases;
   if (details && !Array.isArray(rawPhases)) missing.push('phases');
   for (const p of Array.isArray(rawPhases) ? rawPhases : []) {
     const o = obj(p);
-    const id = o && (typeof o.phase === 'string' ? o.phase : typeof o.id === 'string' ? o.id : undefined);
-    if (o && id) detailPhases.set(id, o);
+    if (o) for (const k of keysOf(o, ['phase', 'id'])) if (!detailPhases.has(k)) detailPhases.set(k, o);
   }
 
   const plans: GsdPlanRow[] = [...byPlan.entries()].map(([k, lines]) => {
@@ -541,9 +571,7 @@ function gsdView(scope: Scope): GsdView {
     const d = detailPlans.get(plan);
     const row: GsdPlanRow = { plan, phase, ...arms(lines) };
     if (d && typeof d.path === 'string') row.path = d.path;
-    const rc = d ? recallOf(d) : undefined;
-    if (rc !== undefined) row.recall_pct = rc;
-    return row;
+    return d ? Object.assign(row, recallOf(d)) : row;
   });
   plans.sort((a, b) => byNatural(a.phase, b.phase) || byNatural(a.plan, b.plan));
   if (plans.length > 0 && details && plans.every((p) => p.recall_pct === undefined)) missing.push('recall');
@@ -551,9 +579,7 @@ function gsdView(scope: Scope): GsdView {
   const phases: GsdPhaseRow[] = [...byPhase.entries()].map(([phase, lines]) => {
     const d = detailPhases.get(phase);
     const row: GsdPhaseRow = { phase, plans: new Set(lines.map((e) => e.plan)).size, ...arms(lines) };
-    const rc = d ? recallOf(d) : undefined;
-    if (rc !== undefined) row.recall_pct = rc;
-    return row;
+    return d ? Object.assign(row, recallOf(d)) : row;
   });
   phases.sort((a, b) => byNatural(a.phase, b.phase));
 
@@ -561,8 +587,7 @@ function gsdView(scope: Scope): GsdView {
   const t = obj(details?.total);
   if (details && !t) missing.push('total');
   if (t) {
-    const rc = recallOf(t);
-    if (rc !== undefined) total.recall_pct = rc;
+    Object.assign(total, recallOf(t));
     for (const k of ['completeness_pct', 'plans_found', 'plans_imported'] as const) {
       const v = num(t[k]);
       if (v !== undefined) total[k] = v;
@@ -579,7 +604,7 @@ function ablationRows(raw: unknown): GsdAblationRow[] {
   const items: [string, unknown][] = Array.isArray(raw)
     ? raw.map((v, i) => {
         const o = obj(v);
-        const name = o && (typeof o.name === 'string' ? o.name : typeof o.id === 'string' ? o.id : typeof o.variant === 'string' ? o.variant : undefined);
+        const name = o && ['name', 'arm', 'id', 'variant'].map((k) => o[k]).find((x): x is string => typeof x === 'string');
         return [name ?? `variant ${i + 1}`, v];
       })
     : Object.entries(obj(raw) ?? {});
@@ -589,7 +614,7 @@ function ablationRows(raw: unknown): GsdAblationRow[] {
     const figures: Record<string, number> = {};
     if (o) {
       for (const [k, x] of Object.entries(o)) {
-        const n = num(x) ?? (k.startsWith('recall') ? recallPct(x) : undefined);
+        const n = num(x) ?? (k.startsWith('recall') ? recallFigures(x).recall_pct : undefined);
         if (n !== undefined) figures[k] = n;
       }
     } else if (num(v) !== undefined) figures.value = v as number;
