@@ -100,6 +100,7 @@ test("a GSD run: three arms per phase and per plan, content recall and the ablat
   await expect(view.getByTestId('gsd-total-saved')).toHaveText(savedText(g.total.saved_pct));
   await expect(view.getByTestId('gsd-total-saved-lean')).toHaveText(savedText(g.total.saved_vs_lean_pct));
   await expect(view.getByTestId('gsd-total-recall')).toHaveText(`${g.total.recall_pct}%`);
+  await expect(view.getByTestId('gsd-total-recall-sub')).toHaveText(`v1 ${g.total.recall_arms?.v1}% · lean ${g.total.recall_arms?.lean}%`);
   await expect(view.getByTestId('gsd-total-completeness')).toHaveText(`${g.total.completeness_pct}%`);
   await expect(view.getByTestId('gsd-total-plans')).toHaveText(`${g.total.plans_imported} / ${g.total.plans_found}`);
   await expect(view.getByTestId('gsd-missing')).toHaveCount(0);
@@ -118,14 +119,17 @@ test("a GSD run: three arms per phase and per plan, content recall and the ablat
   for (const p of g.plans) await expect(view.getByTestId('gsd-plans').locator(`tr[data-plan="${p.plan}"]`)).toContainText(p.path as string);
   // The per-phase chart writes each phase's saving on its v2 bar.
   for (const p of g.phases) await expect(page.getByTestId('chart-phases').locator('.recharts-label-list text', { hasText: exact(`${p.saved_pct}%`) })).not.toHaveCount(0);
-  expect(g.ablation.map((a) => a.name)).toEqual(['no_units', 'no_capsules', 'no_symbols']);
+  // The ablation: lean, v2 without each mechanism, and v2 itself, in the bench's words.
+  expect(g.ablation.map((a) => a.name)).toEqual(['lean', 'no_units', 'no_capsules', 'no_symbols', 'v2']);
   const abl = view.getByTestId('gsd-ablation');
-  await expect(abl.locator('tr[data-variant="no_units"] th')).toHaveText('v2 without unit resolution');
-  await expect(abl.locator('tr[data-variant="no_capsules"] th')).toHaveText('v2 without capsules');
-  await expect(abl.locator('tr[data-variant="no_symbols"] th')).toHaveText('v2 without the symbol table');
+  await expect(abl.locator('tbody tr')).toHaveCount(5);
   for (const a of g.ablation) {
-    for (const [k, v] of Object.entries(a.figures)) await expect(abl.locator(`tr[data-variant="${a.name}"] [data-figure="${k}"]`)).toHaveText(k.endsWith('_pct') ? `${v}%` : fmt(v));
+    await expect(abl.locator(`tr[data-variant="${a.name}"] th`)).toHaveText(a.label as string);
+    for (const [k, v] of Object.entries(a.figures)) await expect(abl.locator(`tr[data-variant="${a.name}"] [data-figure="${k}"]`)).toHaveText(k.startsWith('recall') ? `${v}%` : fmt(v));
   }
+  await expect(abl.locator('tr[data-variant="no_units"] th')).toContainText('v2 without unit resolution');
+  await expect(abl.locator('tr[data-variant="no_capsules"] th')).toContainText('v2 without capsules');
+  await expect(abl.locator('tr[data-variant="no_symbols"] th')).toContainText('v2 without the symbol table');
   await screenshot(page, 'ledger-gsd');
 
   // A record without recall or ablation (an older bench): what is there is shown, what is not is named.

@@ -41,7 +41,7 @@ export interface SavingsJson {
   total?: { baseline: number; tokens: number; lean?: number; pct?: number; saved_pct?: number; saved_vs_lean_pct?: number };
   total_tokens: number;
   gsd?: {
-    total: ArmsJson & { recall_pct?: number; completeness_pct?: number; plans_found?: number; plans_imported?: number };
+    total: ArmsJson & { recall_pct?: number; recall_arms?: Record<string, number>; completeness_pct?: number; plans_found?: number; plans_imported?: number };
     phases: (ArmsJson & { phase: string; plans: number; recall_pct?: number })[];
     plans: (ArmsJson & { plan: string; phase: string; path?: string; recall_pct?: number })[];
     ablation: { name: string; label?: string; figures: Record<string, number> }[];
