@@ -163,7 +163,7 @@ test('savings over time: a time axis, one line per role, each run against its ow
   await expect(chart.locator('.recharts-line')).toHaveCount(roles.length);
   for (const r of roles) await expect(chart.locator('.recharts-legend-item-text', { hasText: exact(r) })).toHaveCount(1);
   // The x axis is time: dates and times, in order, not run ids.
-  const tickEls = chart.locator('.recharts-xAxis .recharts-cartesian-axis-tick-value');
+  const tickEls = chart.locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value');
   // The chart draws once its container is measured: wait for it before reading what it drew.
   await expect(tickEls).not.toHaveCount(0);
   const ticks = await tickEls.allTextContents();

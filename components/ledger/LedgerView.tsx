@@ -91,7 +91,7 @@ export function LedgerView({ initialRun, initialReport, initialEntries }: { init
               <RoleTable report={data} />
             </Card>
           </div>
-          <Card title="Latest ledger lines of this run" description={entries.data ? `ledger.jsonl, newest first: ${Math.min(entries.data.entries.length, entries.data.total)} of ${fmtInt(entries.data.total)}` : 'ledger.jsonl, newest first'} bodyClassName="p-0">
+          <Card title="Latest ledger lines of this run" description={entries.data ? `ledger.jsonl, newest first: ${Math.min(entries.data.entries.length, entries.data.total)} of ${fmtInt(entries.data.total)}` : 'ledger.jsonl, newest first'} bodyClassName="overflow-x-auto p-0">
             <LinesTable lines={entries.data} />
           </Card>
         </>
