@@ -185,6 +185,25 @@ test('savings over time: a time axis, one line per role, each run against its ow
   await screenshot(page, 'ledger-over-time');
 });
 
+test('lines from before runs: logged without a run, shown against baselines.json and saying so', async ({ page }) => {
+  // Older than every run, so it is not the default view: reached through the picker or ?run=-.
+  const old = { HEIMDALL_NOW: isoBefore(now, 7200) };
+  cli(planning, 'heimdall-ledger', ['log', '--role', 'planner', '--kind', 'delta_brief', '--msg-id', 'legacy-1', '--tokens', '1200'], { env: old });
+  cli(planning, 'heimdall-ledger', ['baseline', '--role', 'planner', '--tokens', '4000']);
+  const rep = ledgerReport('-');
+  expect(rep).toMatchObject({ run: '-', baseline: 'workspace' });
+  expect(rep.compared_with).toMatch(/against the workspace baseline in baselines\.json/);
+  expect(rep.roles.find((r) => r.role === 'planner')).toMatchObject({ baseline: 4000, tokens: 1200, saved_pct: 70 });
+  await open(page, '/ledger');
+  await page.getByTestId('run-picker').selectOption('-');
+  await expect(page).toHaveURL(/\/ledger\?run=-$/);
+  const card = page.getByTestId('savings-card');
+  await expectCard(card, rep);
+  await expect(card.getByTestId('card-compared')).toContainText('baselines.json');
+  await expect(card.locator('[data-role="planner"]')).toContainText('baseline');
+  await screenshot(page, 'ledger-no-run');
+});
+
 test('the PNG is a 1920x1080 slide naming the project, the date, the run and the tokenizer', async ({ page }) => {
   const rep = ledgerReport(GSD_FIXTURE_RUN);
   await open(page, `/ledger?run=${GSD_FIXTURE_RUN}`);
