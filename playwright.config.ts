@@ -13,7 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
-export const STUDIO_PORT = 39170;
+/** HEIMDALL_E2E_PORT lets two worktrees run their browser suites side by side. */
+const PORT_ENV = process.env.HEIMDALL_E2E_PORT?.trim();
+export const STUDIO_PORT = PORT_ENV ? Number.parseInt(PORT_ENV, 10) : 39170;
+if (!Number.isInteger(STUDIO_PORT) || STUDIO_PORT <= 0 || STUDIO_PORT > 65535 || (!!PORT_ENV && !/^\d+$/.test(PORT_ENV))) {
+  throw new Error(`HEIMDALL_E2E_PORT must be a TCP port number (1-65535), got ${JSON.stringify(PORT_ENV)}`);
+}
 
 if (!process.env.HEIMDALL_E2E_PLANNING) {
   process.env.HEIMDALL_E2E_PLANNING = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-e2e-')), '.planning');

@@ -7,20 +7,23 @@ import { serverCaller, settle } from '@/server/trpc/caller';
 export const metadata: Metadata = { title: 'Ledger' };
 export const dynamic = 'force-dynamic';
 
-export default async function LedgerPage() {
-  const [report, entries] = await Promise.all([settle(() => serverCaller().ledger.report({})), settle(() => serverCaller().ledger.entries())]);
+export default async function LedgerPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const param = (await searchParams).run;
+  const run = (Array.isArray(param) ? param[0] : param) ?? '';
+  const input = run ? { run } : {};
+  const [report, entries] = await Promise.all([settle(() => serverCaller().ledger.report(input)), settle(() => serverCaller().ledger.entries({ ...input, limit: 25 }))]);
   return (
     <>
       <PageHeader
         title="Token ledger"
         description={
           <>
-            Every message and spawn, counted (<Code>protocol/ledger.jsonl</Code>), against the v1 baselines (<Code>protocol/baselines.json</Code>). No
-            percentage here is typed in: each is computed from those two files.
+            Every message and spawn, counted (<Code>protocol/ledger.jsonl</Code>), one run at a time: each run against its own v1 lines, beside its
+            record (<Code>protocol/runs/</Code>). No percentage here is typed in: each is computed from those files.
           </>
         }
       />
-      <LedgerView initialReport={report} initialEntries={entries} />
+      <LedgerView initialRun={run} initialReport={report} initialEntries={entries} />
     </>
   );
 }

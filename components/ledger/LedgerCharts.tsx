@@ -1,9 +1,10 @@
 'use client';
-import { Bar, BarChart, CartesianGrid, LabelList, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, LabelList, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { toneFor } from '@/components/ui/Badge';
 import { fmtInt } from '@/components/ui/format';
-import type { LedgerReport } from '@/server/core/ledger/ledger';
-import type { SavingsPoint } from './series';
+import { ARM_COLOURS } from './format';
+import { savingsOverTime, timeTick, timeTicks } from './series';
+import type { GsdData, RunSummary, SavingsData } from './types';
 
 const LINE_COLOURS: Record<string, string> = {
   indigo: '#6366f1',
@@ -22,25 +23,34 @@ function colourFor(role: string): string {
   return LINE_COLOURS[toneFor(role)] ?? '#6366f1';
 }
 
-/** Baseline vs measured tokens per role, with the values written on the bars. */
-export function BaselineVsMeasured({ report }: { report: LedgerReport }) {
-  const data = report.roles.map((r) => ({ role: r.role, baseline: r.baseline ?? 0, measured: r.tokens, hasBaseline: r.baseline !== undefined }));
-  if (data.length === 0) return <p className="py-10 text-center text-sm text-slate-500">No ledger lines yet.</p>;
+const AXIS_TICK = { fontSize: 11, fill: '#64748b' };
+
+/** v1 (or the workspace baseline), lean and v2 tokens per role of one run, values written on the bars. */
+export function ArmsPerRole({ report }: { report: SavingsData }) {
+  const data = report.roles.map((r) => ({ role: r.role, v1: r.baseline, lean: r.lean, v2: r.tokens }));
+  if (data.length === 0) return <p className="py-10 text-center text-sm text-slate-500">No measured lines in this run.</p>;
+  const hasLean = data.some((d) => d.lean !== undefined);
+  const v1Name = report.baseline === 'workspace' ? 'baseline (baselines.json)' : 'v1';
   return (
-    <figure aria-label="Baseline versus measured tokens per role" data-testid="chart-baseline">
+    <figure aria-label="v1, lean and v2 tokens per role in this run" data-testid="chart-baseline">
       <div className="h-72">
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} margin={{ top: 24, right: 12, bottom: 4, left: 8 }} barGap={6}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
             <XAxis dataKey="role" tick={{ fontSize: 12, fill: '#475569' }} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} />
-            <YAxis tickFormatter={(v: number) => fmtInt(v)} tick={{ fontSize: 11, fill: '#64748b' }} tickLine={false} axisLine={false} width={64} />
+            <YAxis tickFormatter={(v: number) => fmtInt(v)} tick={AXIS_TICK} tickLine={false} axisLine={false} width={64} />
             <Tooltip formatter={(v) => `${fmtInt(Number(v))} tokens`} cursor={{ fill: '#f1f5f9' }} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Bar dataKey="baseline" name="v1 baseline" fill="#94a3b8" radius={[3, 3, 0, 0]} isAnimationActive={false}>
-              <LabelList dataKey="baseline" position="top" formatter={(v) => (Number(v) > 0 ? fmtInt(Number(v)) : '')} style={{ fontSize: 11, fill: '#475569' }} />
+            <Bar dataKey="v1" name={v1Name} fill={ARM_COLOURS.v1} radius={[3, 3, 0, 0]} isAnimationActive={false}>
+              <LabelList dataKey="v1" position="top" formatter={(v) => (v === undefined || v === null ? '' : fmtInt(Number(v)))} style={{ fontSize: 11, fill: '#475569' }} />
             </Bar>
-            <Bar dataKey="measured" name="measured" fill="#6366f1" radius={[3, 3, 0, 0]} isAnimationActive={false}>
-              <LabelList dataKey="measured" position="top" formatter={(v) => fmtInt(Number(v))} style={{ fontSize: 11, fill: '#3730a3', fontWeight: 600 }} />
+            {hasLean && (
+              <Bar dataKey="lean" name="lean" fill={ARM_COLOURS.lean} radius={[3, 3, 0, 0]} isAnimationActive={false}>
+                <LabelList dataKey="lean" position="top" formatter={(v) => (v === undefined || v === null ? '' : fmtInt(Number(v)))} style={{ fontSize: 11, fill: '#92400e' }} />
+              </Bar>
+            )}
+            <Bar dataKey="v2" name="v2 (measured)" fill={ARM_COLOURS.v2} radius={[3, 3, 0, 0]} isAnimationActive={false}>
+              <LabelList dataKey="v2" position="top" formatter={(v) => fmtInt(Number(v))} style={{ fontSize: 11, fill: '#3730a3', fontWeight: 600 }} />
             </Bar>
           </BarChart>
         </ResponsiveContainer>
@@ -49,28 +59,93 @@ export function BaselineVsMeasured({ report }: { report: LedgerReport }) {
   );
 }
 
-/** Percentage saved against the baseline, per run, per role with a baseline. */
-export function SavingsOverTime({ points, roles }: { points: SavingsPoint[]; roles: string[] }) {
-  if (points.length === 0 || roles.length === 0) {
-    return <p className="py-10 text-center text-sm text-slate-500">Savings appear here once a role has a baseline and ledger lines.</p>;
+/**
+ * The saving of every run with a baseline, on a time axis (when each run was measured), one line
+ * per role; each point is that run against its own baseline. The chosen run is marked.
+ */
+export function SavingsOverTime({ runs, current }: { runs: RunSummary[]; current: string | null }) {
+  const { points, roles } = savingsOverTime(runs);
+  if (points.length === 0) {
+    return <p className="py-10 text-center text-sm text-slate-500">Savings appear here once a run has a baseline (its own v1 lines, or baselines.json).</p>;
   }
-  const data = points.map((p) => ({ group: p.group, ...Object.fromEntries(roles.map((r) => [r, p.saved[r]])) }));
+  const first = (points[0] as (typeof points)[number]).t;
+  const last = (points.at(-1) as (typeof points)[number]).t;
+  const span = last - first;
+  // A single run, or runs seconds apart, still get a readable stretch of axis around them.
+  const pad = Math.max(span * 0.08, 30 * 60_000);
+  const tick = timeTick(span + 2 * pad);
+  const at = points.find((p) => p.run === current)?.t;
   return (
-    <figure aria-label="Percentage saved against the baseline, per run" data-testid="chart-over-time">
+    <figure aria-label="Percentage saved per run, on a time axis, one line per role" data-testid="chart-over-time" data-points={points.length}>
       <div className="h-72">
         <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={data} margin={{ top: 24, right: 24, bottom: 4, left: 8 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-            <XAxis dataKey="group" tick={{ fontSize: 11, fill: '#475569' }} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} interval="preserveStartEnd" />
-            <YAxis unit="%" domain={[(min: number) => Math.min(0, Math.floor(min / 10) * 10), 100]} tick={{ fontSize: 11, fill: '#64748b' }} tickLine={false} axisLine={false} width={48} />
-            <Tooltip formatter={(v) => `${Number(v)}% saved`} />
+          <LineChart data={points} margin={{ top: 24, right: 28, bottom: 4, left: 8 }}>
+            <CartesianGrid strokeDasharray="3 3" stroke="#e2e8f0" />
+            <XAxis
+              dataKey="t"
+              type="number"
+              // Milliseconds on a linear scale with round-time ticks: recharts drops explicit ticks on its "time" scale.
+              scale="linear"
+              domain={[first - pad, last + pad]}
+              ticks={timeTicks(first - pad, last + pad)}
+              tickFormatter={tick}
+              tick={AXIS_TICK}
+              tickLine={false}
+              axisLine={{ stroke: '#cbd5e1' }}
+              name="measured at (UTC)"
+            />
+            <YAxis unit="%" domain={[(min: number) => Math.min(0, Math.floor(min / 10) * 10), 100]} tick={AXIS_TICK} tickLine={false} axisLine={false} width={48} />
+            <Tooltip
+              labelFormatter={(_, payload) => {
+                const p = payload?.[0]?.payload as (typeof points)[number] | undefined;
+                return p ? p.label : '';
+              }}
+              formatter={(v, name) => [`${Number(v)}% saved`, String(name)]}
+            />
             <Legend wrapperStyle={{ fontSize: 12 }} />
+            {at !== undefined && <ReferenceLine x={at} stroke="#6366f1" strokeDasharray="4 3" ifOverflow="extendDomain" />}
             {roles.map((r) => (
-              <Line key={r} type="monotone" dataKey={r} name={`${r} saved`} stroke={colourFor(r)} strokeWidth={2} dot={{ r: 4 }} connectNulls isAnimationActive={false}>
-                <LabelList dataKey={r} position="top" formatter={(v) => (v === undefined || v === null ? '' : `${Number(v)}%`)} style={{ fontSize: 11, fill: '#334155' }} />
+              <Line
+                key={r}
+                type="linear"
+                dataKey={(p: (typeof points)[number]) => p.saved[r]}
+                name={r}
+                stroke={colourFor(r)}
+                strokeWidth={2}
+                dot={{ r: 4 }}
+                connectNulls
+                isAnimationActive={false}
+              >
+                <LabelList dataKey={(p: (typeof points)[number]) => p.saved[r]} position="top" formatter={(v) => (v === undefined || v === null ? '' : `${Number(v)}%`)} style={{ fontSize: 11, fill: '#334155' }} />
               </Line>
             ))}
           </LineChart>
+        </ResponsiveContainer>
+      </div>
+    </figure>
+  );
+}
+
+/** A GSD run's three arms per phase. */
+export function PhaseArms({ gsd }: { gsd: GsdData }) {
+  if (gsd.phases.length === 0) return <p className="py-10 text-center text-sm text-slate-500">No plan lines in this run.</p>;
+  const data = gsd.phases.map((p) => ({ phase: p.phase, v1: p.v1, lean: p.lean, v2: p.v2, saved: p.saved_pct }));
+  return (
+    <figure aria-label="v1, lean and v2 tokens per phase" data-testid="chart-phases">
+      <div className="h-72">
+        <ResponsiveContainer width="100%" height="100%">
+          <BarChart data={data} margin={{ top: 24, right: 12, bottom: 4, left: 8 }} barGap={2}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
+            <XAxis dataKey="phase" tick={{ fontSize: 11, fill: '#475569' }} tickLine={false} axisLine={{ stroke: '#cbd5e1' }} interval="preserveStartEnd" />
+            <YAxis tickFormatter={(v: number) => fmtInt(v)} tick={AXIS_TICK} tickLine={false} axisLine={false} width={64} />
+            <Tooltip formatter={(v) => `${fmtInt(Number(v))} tokens`} cursor={{ fill: '#f1f5f9' }} />
+            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Bar dataKey="v1" name="v1" fill={ARM_COLOURS.v1} radius={[2, 2, 0, 0]} isAnimationActive={false} />
+            <Bar dataKey="lean" name="lean" fill={ARM_COLOURS.lean} radius={[2, 2, 0, 0]} isAnimationActive={false} />
+            <Bar dataKey="v2" name="v2" fill={ARM_COLOURS.v2} radius={[2, 2, 0, 0]} isAnimationActive={false}>
+              <LabelList dataKey="saved" position="top" formatter={(v) => (v === undefined || v === null ? '' : `${Number(v)}%`)} style={{ fontSize: 11, fill: '#047857', fontWeight: 600 }} />
+            </Bar>
+          </BarChart>
         </ResponsiveContainer>
       </div>
     </figure>

@@ -1,40 +1,47 @@
 /**
- * Savings over time, for the chart: ledger lines grouped by run (one demo or bench run, or an agent
- * session that passes --run), in the order the runs started. Lines written without a run are grouped
- * by UTC day. Each point is one role's measured tokens in that group against the role's baseline.
- * Presentation only: the totals per role and the baselines come from the core's report.
+ * Savings over time, for the chart: one point per run that has a baseline, at the time the run was
+ * measured, with each role's saving exactly as the core computed it for that run (each run against
+ * its own baseline). Presentation only: nothing is summed or divided here.
  */
-import type { LedgerEntry } from '@/server/core/ledger/ledger';
+import type { RunSummary } from './types';
 
-export interface SavingsPoint {
-  /** Group label: the run id, or "2026-06-11 (no run)". */
-  group: string;
-  /** First line's time in the group, ISO. */
-  at: string;
-  /** Per role: measured tokens in the group. */
-  measured: Record<string, number>;
-  /** Per role with a baseline: percentage saved against it (positive is a saving). */
+export interface TimePoint {
+  /** When the run was measured, ms since the epoch (the x axis). */
+  t: number;
+  run: string;
+  label: string;
+  /** Per role: the saving in percent (positive is a saving). */
   saved: Record<string, number>;
 }
 
-export function savingsOverTime(entries: LedgerEntry[], baselines: Record<string, number | undefined>): SavingsPoint[] {
-  const groups = new Map<string, SavingsPoint>();
-  for (const e of entries) {
-    const group = e.run ?? `${e.ts.slice(0, 10)} (no run)`;
-    let g = groups.get(group);
-    if (!g) {
-      g = { group, at: e.ts, measured: {}, saved: {} };
-      groups.set(group, g);
-    }
-    if (e.ts < g.at) g.at = e.ts;
-    g.measured[e.role] = (g.measured[e.role] ?? 0) + e.tokens;
+export function savingsOverTime(runs: RunSummary[]): { points: TimePoint[]; roles: string[] } {
+  const points: TimePoint[] = [];
+  const roles = new Set<string>();
+  for (const r of runs) {
+    const t = Date.parse(r.at);
+    if (Number.isNaN(t) || Object.keys(r.saved).length === 0) continue;
+    for (const role of Object.keys(r.saved)) roles.add(role);
+    points.push({ t, run: r.run, label: r.label, saved: r.saved });
   }
-  const points = [...groups.values()].sort((a, b) => a.at.localeCompare(b.at) || a.group.localeCompare(b.group));
-  for (const p of points) {
-    for (const [role, m] of Object.entries(p.measured)) {
-      const b = baselines[role];
-      if (b !== undefined && b > 0) p.saved[role] = Math.round(((b - m) / b) * 100);
-    }
-  }
-  return points;
+  points.sort((a, b) => a.t - b.t || a.run.localeCompare(b.run));
+  return { points, roles: [...roles].sort() };
+}
+
+const MINUTE = 60_000;
+const STEPS = [1, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080, 20160, 43200, 129600, 525600].map((m) => m * MINUTE);
+
+/** Evenly spaced round times (every 5 min, hour, day, ...) across [from, to], at most `max` of them. */
+export function timeTicks(from: number, to: number, max = 6): number[] {
+  const step = STEPS.find((s) => (to - from) / s <= max) ?? (STEPS.at(-1) as number);
+  const ticks: number[] = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) ticks.push(t);
+  return ticks;
+}
+
+/** Axis ticks: the time of day when every run falls within two days, else the date (UTC). */
+export function timeTick(span: number): (t: number) => string {
+  return (t: number) => {
+    const iso = new Date(t).toISOString();
+    return span <= 2 * 86_400_000 ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(0, 10);
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * The browser tests' planning tree, built with the real command-line programs only: the measured
+ * The browser tests' planning tree, built with the real command-line programs (and, for a GSD bench
+ * run, the core calls the bench makes: e2e/support/gsd-run.ts): the measured
  * demo (symbols, capsules, blackboard, ledger, protocol.log), claims, agents checking in at known
  * ages, wire events, and a handshake peer. Times are relative to NOW, the instant the test server's
  * clock is frozen at (HEIMDALL_NOW), so "400 s ago" is exactly 400 s for the server.
@@ -9,6 +10,7 @@
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { cli, isoBefore } from './cli.js';
+import { GSD_FIXTURE_RUN, recordGsdRun } from './gsd.js';
 
 /** Agents and how long before NOW each last checked in. */
 export const AGENTS: { address: string; status: string; task: string; ageS: number }[] = [
@@ -22,8 +24,9 @@ export function buildFixture(planning: string, now: string): void {
   fs.mkdirSync(planning, { recursive: true });
   const at = (ageS: number) => ({ HEIMDALL_NOW: isoBefore(now, ageS) });
 
-  // The measured demo, a little before NOW.
+  // The measured demo, a little before NOW, then a recorded GSD bench run (the latest run).
   cli(planning, 'heimdall-protocol', ['demo'], { env: at(3600) });
+  recordGsdRun(planning, GSD_FIXTURE_RUN, isoBefore(now, 2400));
   cli(planning, 'heimdall-blackboard', ['set', 'ci_runner', 'ubuntu-24.04'], { env: at(3000) });
 
   // Claims: one active (claimed 10 min ago for an hour), one expired (5 min ttl, 20 min ago).

@@ -35,7 +35,33 @@ export { buildBrief, renderBrief, type Brief, type BriefInput } from './briefs/b
 /** Mechanism 5: the blackboard. */
 export { readFacts, setFact, getFact, deleteFact } from './blackboard/blackboard.js';
 /** Mechanism 6: the token ledger. */
-export { logTokens, logTokensBatch, readLedger, readBaselines, setBaseline, computeDelta, report, formatPct, type LedgerEntry, type LogInput, type Delta, type LedgerReport } from './ledger/ledger.js';
+export { logTokens, logTokensBatch, readLedger, readBaselines, setBaseline, type LedgerEntry, type LogInput } from './ledger/ledger.js';
+/**
+ * Savings: the one computation behind every savings figure (Studio's card, charts, tables and PNG,
+ * `heimdall-ledger report` and `delta`): per scope (a run against its own v1 lines, or the lines
+ * without a run against baselines.json), a role without lines absent, one rounding rule.
+ */
+export {
+  savings,
+  report,
+  computeDelta,
+  scopeLines,
+  roundPct,
+  changePct,
+  formatPct,
+  NO_RUN,
+  type Savings,
+  type LedgerReport,
+  type RoleSaving,
+  type RunSummary,
+  type BaselineSource,
+  type ArmFigures,
+  type GsdView,
+  type GsdPlanRow,
+  type GsdPhaseRow,
+  type GsdAblationRow,
+  type Delta,
+} from './ledger/savings.js';
 /** Measured runs: a run's record (what, when, which workspace and tokenizer, what each arm is) beside its ledger lines. */
 export { ARMS, isArm, armOf, recordRun, readRun, listRuns, type Arm, type RunRecord, type RunInput } from './ledger/runs.js';
 /** The gate adapter: report.json -> reference-only gate_report. */

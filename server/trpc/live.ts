@@ -41,6 +41,8 @@ function watchedPaths(ctx: Ctx): Watched[] {
     { topic: 'capsules', path: p.capsulesDir, depth: 1 },
     { topic: 'ledger', path: p.ledger },
     { topic: 'ledger', path: p.baselines },
+    // Run records (what a run measured, its workspace, recall and ablation) sit beside the lines.
+    { topic: 'ledger', path: path.join(p.protocolDir, 'runs'), depth: 1, include: (n) => n.endsWith('.json') },
     // Claims, identities, decisions (ledger/), check-ins, mailboxes and tiers (herd/).
     { topic: 'team', path: p.teamLedgerDir, depth: 3 },
     { topic: 'team', path: path.join(p.root, 'herd'), depth: 2 },

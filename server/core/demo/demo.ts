@@ -3,8 +3,10 @@
  *  - v1 "verbatim": the plan, the criteria, the prior-wave context and the invariants restated into
  *    every brief, and prose results;
  *  - v2 this protocol: the symbol table written once, 3 delta briefs, 3 typed task_result messages.
- * Every text is really built and counted with the tokenizer; the ledger computes the delta. No
- * number is hard-coded: a different fixture gives different numbers.
+ * Every text is really built and counted with the tokenizer, and both arms are logged as lines of
+ * one run (the v1 texts with `arm: "v1"`), with a run record saying what each arm is: the run is its
+ * own baseline, so a second demo run is compared with its own v1 texts, never with a sum. The
+ * ledger computes the delta. No number is hard-coded: a different fixture gives different numbers.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +16,9 @@ import { HeimdallError } from '../errors.js';
 import { setFact } from '../blackboard/blackboard.js';
 import { buildBrief } from '../briefs/briefs.js';
 import { writeCapsule } from '../capsules/capsules.js';
-import { computeDelta, logTokens, setBaseline } from '../ledger/ledger.js';
+import { logTokens, logTokensBatch } from '../ledger/ledger.js';
+import { recordRun } from '../ledger/runs.js';
+import { computeDelta } from '../ledger/savings.js';
 import { logAction } from '../log/protocolLog.js';
 import { validateMessage } from '../messages/validate.js';
 import { initPlanning } from '../planning/init.js';
@@ -112,7 +116,25 @@ export function runDemo(ctx: Ctx, opts: { fixture?: string; run?: string } = {})
   );
   const v1Results = wave.tasks.map((t) => count(`v1 result ${t.task}`, t.prose_result));
   const v1Total = [...v1Briefs, ...v1Results].reduce((s, x) => s + x.tokens, 0);
-  setBaseline(ctx, 'orchestration', v1Total);
+  recordRun(ctx, {
+    run,
+    kind: 'demo',
+    workspace: path.basename(dir),
+    tokenizer: ctx.tokenizer.name,
+    arms: {
+      v1: `without Heimdall: the plan, the criteria, the prior-wave context and the invariants restated into each of ${wave.tasks.length} briefs, and prose results`,
+      v2: `with Heimdall: the symbol table written once, ${wave.tasks.length} delta briefs and ${wave.tasks.length} typed task_result messages`,
+    },
+    details: { fixture: path.basename(dir), wave: wave.wave, spawns: wave.tasks.length },
+  });
+  logTokensBatch(
+    ctx,
+    [
+      ...wave.tasks.map((t, i) => ({ role: 'orchestration', kind: 'brief', msgId: `${run}-v1-brief-${t.task}`, text: (v1Briefs[i] as DemoText).text, run, arm: 'v1' as const })),
+      ...wave.tasks.map((t, i) => ({ role: 'orchestration', kind: 'prose_result', msgId: `${run}-v1-result-${t.task}`, text: (v1Results[i] as DemoText).text, run, arm: 'v1' as const })),
+    ],
+    `demo run ${run}, v1 arm`,
+  );
 
   // v2: state written once (symbols, facts, capsules), then delta briefs and typed results.
   setSymbols(ctx, wave.symbols);
@@ -148,7 +170,9 @@ export function runDemo(ctx: Ctx, opts: { fixture?: string; run?: string } = {})
   const v2Total = symbolTable.tokens + [...v2Briefs, ...v2Results].reduce((s, x) => s + x.tokens, 0);
 
   const d = computeDelta(ctx, 'orchestration', { run });
-  if (d.measured !== v2Total) throw new HeimdallError('internal', `ledger measured ${d.measured} but the demo counted ${v2Total}`);
+  if (d.measured !== v2Total || d.baseline !== v1Total) {
+    throw new HeimdallError('internal', `the ledger holds ${d.baseline} -> ${d.measured} tokens for run ${run} but the demo counted ${v1Total} -> ${v2Total}`);
+  }
   const deltaLine = d.line.replace(' (v1 baseline -> measured; ', ' (');
   const card = `orchestration: ${short(v1Total)} → ${v2Total} tokens, measured`;
   const n = wave.tasks.length;

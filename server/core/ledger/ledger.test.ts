@@ -48,13 +48,15 @@ describe('token ledger', () => {
     expect(r.tokenizer).toMatch(/o200k_base/);
   });
 
-  it('limits delta and report to one run when asked', () => {
+  it('limits delta and report to one run, the latest unless told, never summing runs', () => {
     const ctx = tmpCtx();
     logTokens(ctx, { role: 'o', kind: 'k', tokens: 10, msgId: 'a', run: 'r1' });
     logTokens(ctx, { role: 'o', kind: 'k', tokens: 20, msgId: 'b', run: 'r2' });
     setBaseline(ctx, 'o', 100);
-    expect(computeDelta(ctx, 'o', { run: 'r2' }).measured).toBe(20);
-    expect(computeDelta(ctx, 'o').measured).toBe(30);
+    expect(computeDelta(ctx, 'o', { run: 'r1' }).measured).toBe(10);
+    // Both lines were written in the same second: the one written last is the latest run.
+    expect(computeDelta(ctx, 'o')).toMatchObject({ run: 'r2', measured: 20, baseline_source: 'workspace' });
+    expect(report(ctx).run).toBe('r2');
   });
 
   it('reports a torn last line instead of failing', () => {

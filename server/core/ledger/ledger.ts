@@ -1,6 +1,6 @@
 /**
  * Mechanism 6, the token ledger: one JSON line per message or spawn in ledger.jsonl, v1 baselines
- * in baselines.json, and the measured delta computed from them; no percentage is ever hard-coded.
+ * in baselines.json; savings.ts computes every figure from them; no percentage is ever hard-coded.
  *
  * Every line says where its number came from: `source: "tokenizer"` (counted here, with the
  * tokenizer named) or `source: "reported"` (given by the caller, e.g. a provider's usage figure).
@@ -12,7 +12,7 @@ import { appendLine, appendLines, readLines } from '../planning/fsx.js';
 import { checkName } from '../planning/ids.js';
 import { isNonNegInt, readVersionedMap, updateVersionedMap } from '../planning/state.js';
 import { isoSeconds } from '../ports.js';
-import { ARMS, type Arm, armOf, isArm } from './runs.js';
+import { ARMS, type Arm, isArm } from './runs.js';
 
 export interface LedgerEntry {
   ts: string;
@@ -138,75 +138,5 @@ export function setBaseline(ctx: Ctx, role: string, tokens: number): void {
   logAction(ctx, 'ledger', 'baseline', `${role}=${tokens}`);
 }
 
-export interface Delta {
-  role: string;
-  baseline: number;
-  measured: number;
-  /** Rounded percentage change from baseline to measured (negative is a saving). */
-  pct: number;
-  line: string;
-  tokenizer: string;
-  tornLine?: number;
-}
-
-export function formatPct(pct: number): string {
-  const r = Math.round(pct);
-  return `${r > 0 ? '+' : r < 0 ? '-' : ''}${Math.abs(r)}%`;
-}
-
-/** `orchestration: 41000 -> 11250 tokens (v1 baseline -> measured; -73%)` */
-export function computeDelta(ctx: Ctx, role: string, opts: { run?: string } = {}): Delta {
-  checkName('role', role);
-  const baseline = readBaselines(ctx)[role];
-  if (baseline === undefined) {
-    throw new HeimdallError('not_found', `no baseline for role ${role}; record one with: heimdall-ledger baseline --role ${role} --tokens N`);
-  }
-  const { entries, tornLine } = readLedger(ctx);
-  // v1 and lean lines are a run's comparison arms, never part of what Heimdall measured.
-  const measured = entries.filter((e) => e.role === role && armOf(e) === 'v2' && (opts.run === undefined || e.run === opts.run)).reduce((s, e) => s + e.tokens, 0);
-  const pct = baseline === 0 ? 0 : ((measured - baseline) / baseline) * 100;
-  const line = `${role}: ${baseline} -> ${measured} tokens (v1 baseline -> measured; ${formatPct(pct)})`;
-  return { role, baseline, measured, pct: Math.round(pct), line, tokenizer: ctx.tokenizer.name, ...(tornLine ? { tornLine } : {}) };
-}
-
-export interface RoleReport {
-  role: string;
-  entries: number;
-  tokens: number;
-  counted_tokens: number;
-  reported_tokens: number;
-  baseline?: number;
-  pct?: number;
-}
-
-export interface LedgerReport {
-  roles: RoleReport[];
-  total_tokens: number;
-  tokenizer: string;
-  tornLine?: number;
-}
-
-/** Per-role totals, with the baseline and change where a baseline exists. */
-export function report(ctx: Ctx, opts: { run?: string } = {}): LedgerReport {
-  const { entries, tornLine } = readLedger(ctx);
-  const baselines = readBaselines(ctx);
-  const byRole = new Map<string, RoleReport>();
-  for (const e of entries) {
-    if (opts.run !== undefined && e.run !== opts.run) continue;
-    if (armOf(e) !== 'v2') continue;
-    const r = byRole.get(e.role) ?? { role: e.role, entries: 0, tokens: 0, counted_tokens: 0, reported_tokens: 0 };
-    r.entries++;
-    r.tokens += e.tokens;
-    if (e.source === 'tokenizer') r.counted_tokens += e.tokens;
-    else r.reported_tokens += e.tokens;
-    byRole.set(e.role, r);
-  }
-  for (const [role, b] of Object.entries(baselines)) {
-    const r = byRole.get(role) ?? { role, entries: 0, tokens: 0, counted_tokens: 0, reported_tokens: 0 };
-    r.baseline = b;
-    r.pct = b === 0 ? 0 : Math.round(((r.tokens - b) / b) * 100);
-    byRole.set(role, r);
-  }
-  const roles = [...byRole.values()].sort((a, b) => a.role.localeCompare(b.role));
-  return { roles, total_tokens: roles.reduce((s, r) => s + r.tokens, 0), tokenizer: ctx.tokenizer.name, ...(tornLine ? { tornLine } : {}) };
-}
+// Every savings figure (report, delta, Studio) is computed once, in savings.ts.
+export { computeDelta, formatPct, report, type Delta, type LedgerReport } from './savings.js';
