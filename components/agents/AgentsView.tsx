@@ -10,10 +10,10 @@ import { Select, TextInput } from '@/components/ui/Field';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtAge, fmtInt, fmtTs } from '@/components/ui/format';
-import type { listAgents } from '@/server/core/herd/checkin';
+import type { AgentList } from '@/components/trpc/types';
 import { LIVENESS, LIVENESS_ORDER, LivenessBadge } from './Liveness';
 
-export type AgentList = ReturnType<typeof listAgents>;
+export type { AgentList };
 
 const TIER_TONE: Record<string, 'violet' | 'indigo' | 'teal' | 'slate'> = { Leader: 'violet', Senior: 'indigo', Execution: 'teal', Mechanical: 'slate' };
 

@@ -14,7 +14,7 @@ import { Badge } from '@/components/ui/Badge';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtInt } from '@/components/ui/format';
-import type { CapsuleNode } from '@/server/trpc/routers/capsules';
+import type { CapsuleNode } from '@/components/trpc/types';
 import { CapsulePicker } from './CapsulePicker';
 import { NODE_H, NODE_W, layoutGraph } from './layout';
 

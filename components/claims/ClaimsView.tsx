@@ -11,8 +11,7 @@ import { TextInput } from '@/components/ui/Field';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtAge, fmtTs } from '@/components/ui/format';
-import type { ClaimList, ClaimStatus, ClaimView } from '@/server/core/claims/claims';
-import type { Decision } from '@/server/core/decisions/decisions';
+import type { ClaimList, ClaimStatus, ClaimView, Decision } from '@/components/trpc/types';
 
 const STATUS_TONE: Record<ClaimStatus, Tone> = { active: 'green', expired: 'slate', retired: 'amber' };
 

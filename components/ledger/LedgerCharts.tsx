@@ -2,7 +2,7 @@
 import { Bar, BarChart, CartesianGrid, LabelList, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { toneFor } from '@/components/ui/Badge';
 import { fmtInt } from '@/components/ui/format';
-import type { LedgerReport } from '@/server/core/ledger/ledger';
+import type { LedgerReport } from '@/components/trpc/types';
 import type { SavingsPoint } from './series';
 
 const LINE_COLOURS: Record<string, string> = {

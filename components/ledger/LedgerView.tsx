@@ -8,7 +8,7 @@ import { Card } from '@/components/ui/Card';
 import { Select } from '@/components/ui/Field';
 import { Code, ErrorPanel } from '@/components/ui/Notice';
 import { fmtInt, fmtPct, fmtTs } from '@/components/ui/format';
-import type { LedgerRead, LedgerReport } from '@/server/core/ledger/ledger';
+import type { LedgerRead, LedgerReport } from '@/components/trpc/types';
 import { BaselineVsMeasured, SavingsOverTime } from './LedgerCharts';
 import { SavingsCard } from './SavingsCard';
 import { savingsOverTime } from './series';

@@ -8,7 +8,7 @@ import { Button } from '@/components/ui/Button';
 import { Code, EmptyState } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtInt, fmtPct } from '@/components/ui/format';
-import type { LedgerReport } from '@/server/core/ledger/ledger';
+import type { LedgerReport } from '@/components/trpc/types';
 
 export function SavingsCard({ report, run, exportable = false, compact = false }: { report: LedgerReport; run?: string; exportable?: boolean; compact?: boolean }) {
   const ref = useRef<HTMLDivElement>(null);

@@ -4,7 +4,7 @@
  * by UTC day. Each point is one role's measured tokens in that group against the role's baseline.
  * Presentation only: the totals per role and the baselines come from the core's report.
  */
-import type { LedgerEntry } from '@/server/core/ledger/ledger';
+import type { LedgerEntry } from '@/components/trpc/types';
 
 export interface SavingsPoint {
   /** Group label: the run id, or "2026-06-11 (no run)". */

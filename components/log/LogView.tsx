@@ -16,8 +16,7 @@ import { Select, TextInput } from '@/components/ui/Field';
 import { ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtInt, fmtTs } from '@/components/ui/format';
-import type { LogEntry } from '@/server/core/log/protocolLog';
-import type { LogFacets, LogFilter, LogPage } from '@/server/core/log/query';
+import type { LogEntry, LogFacets, LogFilter, LogPage } from '@/components/trpc/types';
 
 const PAGE = 200;
 const ROW = 30;

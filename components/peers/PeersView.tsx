@@ -6,7 +6,7 @@ import { Badge, type Tone } from '@/components/ui/Badge';
 import { Card } from '@/components/ui/Card';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { fmtInt, fmtTs } from '@/components/ui/format';
-import type { PeerView, TaskRecord } from '@/server/core/handshake/handshake';
+import type { PeerView, TaskRecord } from '@/components/trpc/types';
 
 const HEALTH_TONE: Record<string, Tone> = { ok: 'green', degraded: 'amber', down: 'red', unknown: 'slate' };
 const STATE_TONE: Record<string, Tone> = { routed: 'indigo', queued: 'amber', rejected: 'red', done: 'green', error: 'red', partial: 'violet' };

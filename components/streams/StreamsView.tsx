@@ -9,7 +9,7 @@ import { Card } from '@/components/ui/Card';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtInt, fmtTs } from '@/components/ui/format';
-import type { WireOverview } from '@/server/trpc/compose';
+import type { WireOverview } from '@/components/trpc/types';
 
 const TASK_TONE: Record<string, Tone> = {
   pending: 'slate',
