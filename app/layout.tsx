@@ -39,7 +39,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           <div className="flex min-h-full">
             <Sidebar root={planningRoot()} />
             <main id="main" tabIndex={-1} className="min-w-0 flex-1 focus:outline-none">
-              <div className="mx-auto max-w-[1400px] px-6 py-6">{children}</div>
+              <div className="mx-auto max-w-[1400px] px-4 py-6 xl:px-6">{children}</div>
             </main>
           </div>
         </Providers>

@@ -48,8 +48,8 @@ export function Sidebar({ root }: { root: string }) {
   const pathname = usePathname();
   return (
     // The dark column spans the whole page; the navigation inside it stays in view while the page scrolls.
-    <div className="w-56 shrink-0 bg-ink-900">
-    <nav aria-label="Studio" className="sticky top-0 flex h-screen w-56 flex-col text-ink-300">
+    <div className="w-48 shrink-0 bg-ink-900 xl:w-56">
+    <nav aria-label="Studio" className="sticky top-0 flex h-screen w-48 flex-col text-ink-300 xl:w-56">
       <div className="flex items-center gap-2 px-4 pb-4 pt-5">
         <span aria-hidden className="grid size-7 place-items-center rounded-md bg-indigo-500 font-mono text-sm font-bold text-ink-50">H</span>
         <div>
