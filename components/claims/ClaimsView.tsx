@@ -137,7 +137,7 @@ function ClaimRow({ claim: c, now, onReleased, focused }: { claim: ClaimView; no
         <ClaimStatusBadge status={c.status} />
       </td>
       <td className="px-4 py-2">
-        <ul className="flex flex-wrap gap-1">
+        <ul className="flex flex-wrap gap-1" data-wrap>
           {c.surfaces.map((s) => (
             <li key={s} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
               {s}
