@@ -90,7 +90,7 @@ export function LedgerView({ initialReport, initialEntries }: { initialReport: S
           </table>
         </Card>
       </div>
-      <Card title="Latest ledger lines" description="ledger.jsonl, newest first" bodyClassName="p-0">
+      <Card title="Latest ledger lines" description="ledger.jsonl, newest first" bodyClassName="overflow-x-auto p-0">
         {recent.length === 0 ? (
           <p className="px-4 py-6 text-sm text-slate-500">
             No ledger lines yet: <Code>heimdall-ledger log --role orchestration --kind delta_brief --msg-id b1 &lt; brief.md</Code>
