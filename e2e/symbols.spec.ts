@@ -119,7 +119,7 @@ test('a newline or a tab in a value is refused with the core\'s message, as the 
   await facts.getByLabel('Key').fill('multi_line');
   await facts.getByLabel('Value').fill(newline);
   await facts.getByLabel('Value').press('Enter');
-  await expect(page.getByTestId('add-error')).toContainText('fact value must be one line of text without tabs, newlines or other control characters');
+  await expect(page.getByTestId('add-error')).toContainText('blackboard value must be one line of text without tabs, newlines or other control characters');
 
   expect(cliJson<{ symbols: Record<string, string> }>(planning, 'heimdall-resolve', ['list']).symbols).toEqual(before);
   expect(cliJson<{ facts: Record<string, string> }>(planning, 'heimdall-blackboard', ['list']).facts.multi_line).toBeUndefined();

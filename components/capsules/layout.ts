@@ -38,8 +38,8 @@ export interface LayoutResult {
   ms: number;
 }
 
-/** Height over width of the area the graph is shown in (Studio's graph pane is about 4:3). */
-const TARGET_ASPECT = 0.75;
+/** Height over width of the area the graph is shown in (Studio's graph pane is about 3:2). */
+const TARGET_ASPECT = 0.66;
 const SUB_GAP = 24;
 
 export function layoutGraph(input: LayoutInput): LayoutResult {
@@ -154,16 +154,29 @@ function layeredLayout({ ids, edges }: LayoutInput): Map<string, Positioned> {
 }
 
 /**
- * The most cards a column may stack: the row count at which N cards laid out in columns of that
- * height make a picture of TARGET_ASPECT. Never fewer than 6, so small graphs keep their shape.
+ * The most cards a column may stack: the limit that lets the whole picture be shown at the largest
+ * zoom in a pane of TARGET_ASPECT, trying every limit from 6 cards to the tallest column.
  */
-export function maxRows(n: number): number {
-  return Math.max(6, Math.ceil(Math.sqrt((TARGET_ASPECT * n * (NODE_W + SUB_GAP)) / (NODE_H + ROW_GAP))));
+export function bestRowLimit(columnSizes: number[]): number {
+  const tallest = Math.max(0, ...columnSizes);
+  let best = tallest;
+  let bestScore = 0;
+  for (let r = Math.min(6, tallest); r <= tallest; r++) {
+    let width = -COL_GAP;
+    for (const n of columnSizes) width += Math.ceil(n / r) * (NODE_W + SUB_GAP) - SUB_GAP + COL_GAP;
+    const height = r * (NODE_H + ROW_GAP);
+    // The zoom a pane of unit width would allow: limited by the width or by the height.
+    const score = Math.min(1 / width, TARGET_ASPECT / height);
+    if (score > bestScore) {
+      bestScore = score;
+      best = r;
+    }
+  }
+  return best;
 }
 
-/** Wrap every column taller than maxRows into adjacent sub-columns, in the column's own order. */
+/** Wrap every column taller than the best row limit into adjacent sub-columns, in the column's own order. */
 function wrapColumns(positions: Map<string, Positioned>): Map<string, Positioned> {
-  const limit = maxRows(positions.size);
   const byX = new Map<number, string[]>();
   for (const [id, p] of positions) {
     const x = Math.round(p.x);
@@ -171,12 +184,12 @@ function wrapColumns(positions: Map<string, Positioned>): Map<string, Positioned
     if (col) col.push(id);
     else byX.set(x, [id]);
   }
-  if ([...byX.values()].every((c) => c.length <= limit)) return positions;
   const xs = [...byX.keys()].sort((a, b) => a - b);
+  const limit = bestRowLimit(xs.map((x) => (byX.get(x) as string[]).length));
+  if ([...byX.values()].every((c) => c.length <= limit)) return positions;
   const out = new Map<string, Positioned>();
   let x = 0;
-  const tallest = Math.min(limit, Math.max(...[...byX.values()].map((c) => c.length)));
-  const height = tallest * (NODE_H + ROW_GAP);
+  const height = limit * (NODE_H + ROW_GAP);
   for (const cx of xs) {
     const col = (byX.get(cx) as string[]).sort((a, b) => (positions.get(a) as Positioned).y - (positions.get(b) as Positioned).y);
     const subs = Math.ceil(col.length / limit);
