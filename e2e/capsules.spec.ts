@@ -139,6 +139,17 @@ test.describe('200 capsules', () => {
     // Ids do not spill out of their cards.
     const spilled = await graph.evaluate((box) => [...box.querySelectorAll<HTMLElement>('.capsule-id')].filter((el) => el.scrollWidth > el.clientWidth + 1).length);
     expect(spilled).toBe(0);
+    // Nothing drawn over the graph (zoom controls, minimap) hides a card.
+    const covered = await graph.evaluate((box) => {
+      const overlays = [...box.querySelectorAll<HTMLElement>('.react-flow__controls, .react-flow__minimap')].map((o) => o.getBoundingClientRect());
+      return [...box.querySelectorAll<HTMLElement>('.react-flow__node')]
+        .filter((n) => {
+          const r = n.getBoundingClientRect();
+          return overlays.some((o) => r.left < o.right && r.right > o.left && r.top < o.bottom && r.bottom > o.top);
+        })
+        .map((n) => n.dataset.id);
+    });
+    expect(covered).toEqual([]);
     await screenshotThemes(page, 'capsules-200');
   });
 });

@@ -74,7 +74,8 @@ function isError(c: CapsuleNode): c is { id: string; error: string } {
 
 /** Above this many capsules the first view shows the newest columns only (rendering thousands of cards at once is slow); "fit" still shows all. */
 const FIT_ALL_MAX = 400;
-const FIT_PADDING = 0.06;
+/** Room around the fitted graph; more on the left, where the zoom controls sit, so they never cover a card. */
+const FIT_PADDING = { top: '16px', right: '16px', bottom: '16px', left: '56px' } as const;
 /** Below this zoom a card shows only its id. */
 const FAR_ZOOM = 0.75;
 
@@ -89,6 +90,26 @@ function ZoomVar({ target }: { target: RefObject<HTMLDivElement | null> }) {
     el.dataset.zoom = zoom.toFixed(3);
   }, [zoom, target]);
   return null;
+}
+
+interface Bounds {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/**
+ * The minimap, shown only while part of the graph is out of view: when the whole graph is on screen
+ * it would only cover cards.
+ */
+function OverviewMap({ bounds, nodeColor }: { bounds: Bounds; nodeColor: (n: Node) => string }) {
+  const hidden = useStore((s) => {
+    const [tx, ty, z] = s.transform;
+    const v = { x0: -tx / z, y0: -ty / z, x1: (s.width - tx) / z, y1: (s.height - ty) / z };
+    return bounds.x0 < v.x0 - 1 || bounds.y0 < v.y0 - 1 || bounds.x1 > v.x1 + 1 || bounds.y1 > v.y1 + 1;
+  });
+  return hidden ? <MiniMap pannable zoomable nodeColor={nodeColor} /> : null;
 }
 
 export function CapsuleGraph({ initial, initialSelected }: { initial: Settled<CapsuleNode[]>; initialSelected?: string }) {
@@ -115,7 +136,15 @@ export function CapsuleGraph({ initial, initialSelected }: { initial: Settled<Ca
     const known = new Set(ids);
     const edges: [string, string][] = [];
     for (const c of caps) if (!isError(c)) for (const d of c.depends) if (known.has(d)) edges.push([d, c.id]);
-    return { edges, ...layoutGraph({ ids, edges }) };
+    const laid = layoutGraph({ ids, edges });
+    const bounds: Bounds = { x0: Number.POSITIVE_INFINITY, y0: Number.POSITIVE_INFINITY, x1: Number.NEGATIVE_INFINITY, y1: Number.NEGATIVE_INFINITY };
+    for (const p of laid.positions.values()) {
+      bounds.x0 = Math.min(bounds.x0, p.x);
+      bounds.y0 = Math.min(bounds.y0, p.y);
+      bounds.x1 = Math.max(bounds.x1, p.x + NODE_W);
+      bounds.y1 = Math.max(bounds.y1, p.y + NODE_H);
+    }
+    return { edges, bounds, ...laid };
   }, [caps]);
 
   const nodes = useMemo<CapsuleFlowNode[]>(() => {
@@ -247,10 +276,9 @@ export function CapsuleGraph({ initial, initialSelected }: { initial: Settled<Ca
               <Background gap={20} color="var(--color-slate-200)" />
               {/* "Fit" always shows every capsule, whatever the first view showed. */}
               <Controls showInteractive={false} fitViewOptions={{ padding: FIT_PADDING, maxZoom: 1.2, duration: 200, includeHiddenNodes: true }} />
-              {caps.length > 30 && caps.length <= 400 && (
-                <MiniMap
-                  pannable
-                  zoomable
+              {caps.length > 30 && caps.length <= 400 && layout && (
+                <OverviewMap
+                  bounds={layout.bounds}
                   nodeColor={(n) => ((n.data as CapsuleData).mark === 'selected' ? 'var(--color-indigo-500)' : (n.data as CapsuleData).mark === 'closure' ? 'var(--color-amber-500)' : 'var(--color-slate-300)')}
                 />
               )}
