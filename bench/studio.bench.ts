@@ -132,7 +132,7 @@ export default async function ({ root }: { root: string }): Promise<string> {
     const lastHour = new Date(Date.parse('2026-06-01T00:00:00Z') + (LOG_LINES - 3600) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const filters: [string, object][] = [
       ['time range (the last hour of the log)', { from: lastHour, limit: 200 }],
-      ['object (the lines naming capsule c7)', { object: 'capsule:c7', limit: 200 }],
+      ['object (the lines naming capsule c10)', { object: 'capsule:c10', limit: 200 }],
       ['author (nobody: every line is anonymous)', { author: 'h-0000beef/studio', limit: 200 }],
     ];
     const filterRows: string[] = [];

@@ -107,13 +107,17 @@ interface LogIndex {
   consumed: number;
   head: Buffer;
   ts: string[];
-  /** The timestamp in the canonical form (YYYY-MM-DDTHH:MM:SSZ) for range comparisons; '' when unreadable. */
+  /**
+   * The timestamp in the canonical form (YYYY-MM-DDTHH:MM:SSZ) for range comparisons, '' when
+   * unreadable. Filled on the first time-range query and kept up to date from then on, so a reader
+   * who never asks for a range never pays for it.
+   */
   instant: string[];
   mechanism: string[];
   action: string[];
   detail: string[];
   author: (string | undefined)[];
-  /** The raw line and its readable timestamp, lower-cased, for the text filter. */
+  /** The raw line, lower-cased, for the text filter. */
   haystack: string[];
   mechanismCounts: Map<string, number>;
   actionCounts: Map<string, number>;
@@ -173,9 +177,21 @@ export function canonicalInstant(ts: string): string {
   return Number.isNaN(ms) ? '' : isoSeconds(ms);
 }
 
-/** 2026-06-11T12:07:27Z -> 2026-06-11 12:07:27: how Studio shows a timestamp, so it can be searched as shown. */
-export function readableTs(ts: string): string {
-  return ts.replace('T', ' ').replace(/Z$/, '');
+/** A date and an hour as people write them, `2026-06-11 12` (or the end of one, `11 12:07`). */
+const READABLE_TS = /(\d) (\d{2})(?=:|$)/g;
+
+/**
+ * The text filter's second form: a timestamp typed as Studio shows it (2026-06-11 12:07:27) rewritten
+ * as protocol.log writes it (2026-06-11t12:07:27, lower-cased like the haystack). Undefined when the
+ * text holds no such date and time.
+ */
+function writtenForm(text: string): string | undefined {
+  const w = text.replace(READABLE_TS, '$1t$2');
+  return w === text ? undefined : w;
+}
+
+function fillInstants(idx: LogIndex): void {
+  for (let i = idx.instant.length; i < idx.ts.length; i++) idx.instant.push(canonicalInstant(idx.ts[i] as string));
 }
 
 function addLine(idx: LogIndex, text: string): void {
@@ -184,12 +200,11 @@ function addLine(idx: LogIndex, text: string): void {
   const act = intern(pool, e.action);
   const author = e.author === undefined ? undefined : intern(pool, e.author);
   idx.ts.push(e.ts);
-  idx.instant.push(canonicalInstant(e.ts));
   idx.mechanism.push(mech);
   idx.action.push(act);
   idx.detail.push(e.detail);
   idx.author.push(author);
-  idx.haystack.push(`${readableTs(e.ts)}\t${text}`.toLowerCase());
+  idx.haystack.push(text.toLowerCase());
   idx.mechanismCounts.set(mech, (idx.mechanismCounts.get(mech) ?? 0) + 1);
   const ak = `${mech}\t${act}`;
   idx.actionCounts.set(ak, (idx.actionCounts.get(ak) ?? 0) + 1);
@@ -296,6 +311,8 @@ function filterIndex(idx: LogIndex, f: NormalFilter): FilterIndex {
     if (idx.filters.size > MAX_FILTERS) idx.filters.delete(idx.filters.keys().next().value as string);
   }
   const { mechanism: mech, action: act, text, author, from, to, object } = f;
+  const text2 = text === undefined ? undefined : writtenForm(text);
+  if (from !== undefined || to !== undefined) fillInstants(idx);
   const n = idx.ts.length;
   for (let i = fi.scanned; i < n; i++) {
     if (mech !== undefined && idx.mechanism[i] !== mech) continue;
@@ -303,7 +320,7 @@ function filterIndex(idx: LogIndex, f: NormalFilter): FilterIndex {
     if (author !== undefined && idx.author[i] !== author) continue;
     if (from !== undefined && !((idx.instant[i] as string) >= from)) continue;
     if (to !== undefined && !((idx.instant[i] as string) < to && idx.instant[i] !== '')) continue;
-    if (text !== undefined && !(idx.haystack[i] as string).includes(text)) continue;
+    if (text !== undefined && !(idx.haystack[i] as string).includes(text) && !(text2 !== undefined && (idx.haystack[i] as string).includes(text2))) continue;
     // Cheapest test first: a line can only name the object if its detail contains the id.
     if (object !== undefined && !(idx.detail[i] as string).includes(object.id)) continue;
     if (object !== undefined && !namesObject(idx, i, object)) continue;
