@@ -14,7 +14,6 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
 import { type KeyboardEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Settled } from '@/components/data/seed';
-import { useServerNow } from '@/components/data/useServerNow';
 import { useTRPC } from '@/components/trpc/react';
 import type { LogEntry, LogFacets, LogFilter, LogPage } from '@/components/trpc/types';
 import { Badge, toneFor } from '@/components/ui/Badge';
@@ -75,7 +74,15 @@ function useDebounced<T>(value: T, ms: number): T {
 
 export function LogView({ initialFilter, initialRange, initialPage, initialFacets, initialNow }: LogViewProps) {
   const trpc = useTRPC();
-  const serverNow = useServerNow(initialNow);
+  // The server's clock (a frozen test clock included) as the page was rendered, advanced by the time
+  // since: read only when a range is chosen or a line's age is shown, so keeping it costs no request
+  // and no re-render.
+  const clock = useRef<{ server: number; local: number } | null>(null);
+  clock.current ??= { server: initialNow ?? Date.now(), local: Date.now() };
+  const serverNow = () => {
+    const c = clock.current as { server: number; local: number };
+    return c.server + (Date.now() - c.local);
+  };
   const [mechanism, setMechanism] = useState(initialFilter.mechanism ?? '');
   const [action, setAction] = useState(initialFilter.action ?? '');
   const [author, setAuthor] = useState(initialFilter.author ?? '');
@@ -261,8 +268,8 @@ export function LogView({ initialFilter, initialRange, initialPage, initialFacet
             onChange={(e) => {
               const v = e.target.value;
               if (v === 'all') setRange({ kind: 'all' });
-              else if (v === 'custom') setRange({ kind: 'custom', from: bounds.from ?? isoAt(serverNow - 3_600_000), ...(bounds.to ? { to: bounds.to } : {}) });
-              else if (isLast(v)) setRange({ kind: 'last', last: v, from: isoAt(serverNow - LAST_SECONDS[v] * 1000) });
+              else if (v === 'custom') setRange({ kind: 'custom', from: bounds.from ?? isoAt(serverNow() - 3_600_000), ...(bounds.to ? { to: bounds.to } : {}) });
+              else if (isLast(v)) setRange({ kind: 'last', last: v, from: isoAt(serverNow() - LAST_SECONDS[v] * 1000) });
             }}
             className="w-36"
           >
@@ -433,7 +440,7 @@ export function LogView({ initialFilter, initialRange, initialPage, initialFacet
                   {fmtTs(activeEntry.ts)}
                   {!Number.isNaN(Date.parse(activeEntry.ts)) && (
                     <span className="ml-2 font-sans text-xs text-slate-500" suppressHydrationWarning>
-                      {Date.parse(activeEntry.ts) <= serverNow ? `${fmtAge(serverNow - Date.parse(activeEntry.ts))} ago` : 'in the future'}
+                      {Date.parse(activeEntry.ts) <= serverNow() ? `${fmtAge(serverNow() - Date.parse(activeEntry.ts))} ago` : 'in the future'}
                     </span>
                   )}
                 </dd>

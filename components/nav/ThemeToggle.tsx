@@ -12,10 +12,9 @@ const CHOICES: { value: ThemeChoice; label: string }[] = [
 /** Auto (the system's preference, followed live), light or dark; the choice is kept in this browser. */
 export function ThemeToggle() {
   const [choice, setChoice] = useState<ThemeChoice | undefined>(undefined);
+  // The script in <head> already applied the saved choice before the first paint: nothing to redo here.
   useEffect(() => setChoice(readChoice()), []);
   useEffect(() => {
-    if (!choice) return;
-    applyTheme(choice);
     if (choice !== 'system') return;
     const mq = window.matchMedia('(prefers-color-scheme: dark)');
     const follow = () => applyTheme('system');
@@ -30,6 +29,7 @@ export function ThemeToggle() {
       // Storage refused (private mode): the choice lasts for this page.
     }
     setChoice(c);
+    applyTheme(c);
   };
   return (
     <div role="group" aria-label="Colour theme" className="flex rounded-md bg-ink-800 p-0.5 text-[11px]" data-testid="theme-toggle">
