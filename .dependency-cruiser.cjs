@@ -24,6 +24,14 @@ module.exports = {
       from: { path: '^(components)/' },
       to: { path: '^server/', dependencyTypesNot: ['type-only'] },
     },
+    {
+      name: 'client-types-from-router',
+      comment:
+        'Studio takes its data types from the router (RouterOutputs, components/trpc/types.ts, as create-t3-app does), never from core files, not even as types: what a page renders is what the procedure returns.',
+      severity: 'error',
+      from: { path: '^(app|components)/' },
+      to: { path: '^server/core/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -3,7 +3,8 @@
  *
  * The web server builds a fixture planning tree with the real CLI (e2e/support/fixture.ts), then
  * starts Studio exactly as `npm start` does (scripts/start.mjs: build when needed, serve on
- * 127.0.0.1) on a fixed port, with its clock frozen at NOW (HEIMDALL_NOW) so ages are exact.
+ * 127.0.0.1) on a fixed port (HEIMDALL_E2E_PORT, default 39170, so two worktrees can run their browser
+ * tests at once), with its clock frozen at NOW (HEIMDALL_NOW) so ages are exact.
  *
  * This file is evaluated by the runner and again by each worker: the fixture folder and NOW are
  * chosen once, by the runner, and handed to the workers through the environment.
@@ -13,12 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
-/** HEIMDALL_E2E_PORT lets two worktrees run their browser suites side by side. */
-const PORT_ENV = process.env.HEIMDALL_E2E_PORT?.trim();
-export const STUDIO_PORT = PORT_ENV ? Number.parseInt(PORT_ENV, 10) : 39170;
-if (!Number.isInteger(STUDIO_PORT) || STUDIO_PORT <= 0 || STUDIO_PORT > 65535 || (!!PORT_ENV && !/^\d+$/.test(PORT_ENV))) {
-  throw new Error(`HEIMDALL_E2E_PORT must be a TCP port number (1-65535), got ${JSON.stringify(PORT_ENV)}`);
-}
+export const STUDIO_PORT = Number.parseInt(process.env.HEIMDALL_E2E_PORT ?? '39170', 10);
+if (!Number.isInteger(STUDIO_PORT) || STUDIO_PORT <= 0 || STUDIO_PORT > 65535) throw new Error(`HEIMDALL_E2E_PORT must be a port number, got ${process.env.HEIMDALL_E2E_PORT}`);
+// The specs read it from the environment (this file is not imported by them).
+process.env.HEIMDALL_E2E_PORT = String(STUDIO_PORT);
 
 if (!process.env.HEIMDALL_E2E_PLANNING) {
   process.env.HEIMDALL_E2E_PLANNING = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-e2e-')), '.planning');

@@ -30,6 +30,10 @@ test('release a claim; it is recorded as a decision', async ({ page }) => {
   expect(decisions).toContain(`- by: ${root}/studio`);
   expect(decisions).toContain('> Reason: agent crashed; lead takes over');
   await expect(page.getByTestId('decisions')).toContainText(`Released the claim of ${holder}`);
+  // protocol.log records the release with Studio's HAID as the line's author (the fifth field).
+  const release = fs.readFileSync(path.join(planning, 'protocol.log'), 'utf8').trimEnd().split('\n').filter((l) => l.split('\t')[1] === 'claim' && l.split('\t')[2] === 'release').pop() as string;
+  expect(release.split('\t')[3]).toContain(holder);
+  expect(release.split('\t')[4]).toBe(`${root}/studio`);
   // The surfaces are free again: another agent can claim them.
   cli(planning, 'heimdall-claim', ['claim', '--surfaces', 'src/risk/**', '--task', 'T-32', '--haid', `${root}/cursor-2`]);
   cli(planning, 'heimdall-claim', ['release', '--haid', `${root}/cursor-2`]);

@@ -1,61 +1,41 @@
 /**
- * Security of the Studio server: the token (query once, then an HttpOnly cookie), the Host header
- * check against DNS rebinding, cross-origin writes. Also `npm start` on an empty planning tree: it
- * seeds the demo by running the real demo command.
+ * Security of Studio: the token (query once, then an HttpOnly cookie), the Host header check against
+ * DNS rebinding, cross-origin writes. The checks are Studio's own request guard (proxy.ts), so they
+ * hold however Studio is started: `npm start` (scripts/start.mjs) and plain `next start` are both
+ * checked here. Also `npm start` on an empty planning tree: it seeds the demo by running the real
+ * demo command.
  *
- * A second Studio is started here, with HEIMDALL_STUDIO_TOKEN set, on its own empty planning tree.
+ * Besides the shared Studio (STUDIO_PORT), this file starts one with `npm start` and
+ * HEIMDALL_STUDIO_TOKEN set, on its own empty planning tree, and two with plain `next start` (with
+ * and without a token), each on a free port.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { REPO, cliJson } from './support/cli.js';
+import { cli, cliJson } from './support/cli.js';
+import { type ExtraStudio, STUDIO_PORT, request, startExtraStudio } from './support/studio.js';
 
-const PORT = 39171;
-const MAIN_PORT = 39170;
+const MAIN_PORT = STUDIO_PORT;
 const TOKEN = 's3cret-token-for-e2e';
-const ORIGIN = `http://127.0.0.1:${PORT}`;
 
-let server: ChildProcess | undefined;
+let studio: ExtraStudio;
+let PORT = 0;
+let ORIGIN = '';
 let output = '';
 let planning = '';
-
-function request(port: number, opts: { path?: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: opts.path ?? '/', method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    if (opts.body) req.write(opts.body);
-    req.end();
-  });
-}
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
   planning = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-e2e-token-')), '.planning');
-  server = spawn(process.execPath, ['scripts/start.mjs'], {
-    cwd: REPO,
-    env: { ...process.env, HEIMDALL_PLANNING_DIR: planning, PORT: String(PORT), HEIMDALL_STUDIO_TOKEN: TOKEN, HEIMDALL_STUDIO_SKIP_BUILD: '1', HEIMDALL_NOW: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout?.on('data', (d) => (output += d));
-  server.stderr?.on('data', (d) => (output += d));
-  const deadline = Date.now() + 150_000;
-  while (!output.includes('Studio is running at')) {
-    if (server.exitCode !== null) throw new Error(`Studio exited ${server.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`Studio did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  studio = await startExtraStudio(planning, 'npm', { HEIMDALL_STUDIO_TOKEN: TOKEN });
+  PORT = studio.port;
+  ORIGIN = studio.origin;
+  output = studio.output();
 });
 
 test.afterAll(() => {
-  server?.kill('SIGTERM');
+  studio?.stop();
 });
 
 test('npm start seeds an empty planning tree with the real demo and prints the URL with the token', () => {
@@ -127,4 +107,49 @@ test('a write from another origin is refused', async () => {
   const facts = cliJson<{ facts: Record<string, string> }>(process.env.HEIMDALL_E2E_PLANNING as string, 'heimdall-blackboard', ['list']).facts;
   expect(facts.csrf).toBeUndefined();
   expect(facts.same_origin).toBe('ok');
+});
+
+test.describe('plain `next start` is guarded too (the guard is part of the app)', () => {
+  let plain: ExtraStudio;
+  let tokened: ExtraStudio;
+  let tree = '';
+
+  test.beforeAll(async () => {
+    test.setTimeout(180_000);
+    tree = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-e2e-next-')), '.planning');
+    cli(tree, 'heimdall-protocol', ['demo']);
+    plain = await startExtraStudio(tree, 'next');
+    tokened = await startExtraStudio(tree, 'next', { HEIMDALL_STUDIO_TOKEN: TOKEN });
+  });
+
+  test.afterAll(() => {
+    plain?.stop();
+    tokened?.stop();
+  });
+
+  test('Host and Origin are checked without scripts/start.mjs in front', async () => {
+    expect(plain.output()).not.toContain('Studio is running at'); // really next start, not start.mjs
+    for (const host of ['evil.example', `evil.example:${plain.port}`, `127.0.0.1:${plain.port + 1}`]) {
+      const r = await request(plain.port, { path: '/api/trpc/symbols.list', headers: { host } });
+      expect(r.status, host).toBe(403);
+      expect(r.body).toContain('DNS rebinding');
+    }
+    for (const host of [`127.0.0.1:${plain.port}`, `localhost:${plain.port}`]) expect((await request(plain.port, { path: '/api/trpc/symbols.list', headers: { host } })).status, host).toBe(200);
+    const body = JSON.stringify({ key: 'csrf', value: 'x' });
+    const r = await request(plain.port, { path: '/api/trpc/blackboard.set', method: 'POST', headers: { 'content-type': 'text/plain', origin: 'http://evil.example' }, body });
+    expect(r.status).toBe(403);
+    expect(cliJson<{ facts: Record<string, string> }>(tree, 'heimdall-blackboard', ['list']).facts.csrf).toBeUndefined();
+  });
+
+  test('a token set in the environment is required, exchanged for a cookie, or taken as a bearer', async () => {
+    for (const p of ['/', '/api/trpc/symbols.list', '/favicon.ico']) expect((await request(tokened.port, { path: p })).status, p).toBe(401);
+    const first = await request(tokened.port, { path: `/symbols?token=${TOKEN}` });
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe('/symbols');
+    const cookie = String(first.headers['set-cookie']).split(';')[0] as string;
+    expect(cookie).not.toContain(TOKEN);
+    expect((await request(tokened.port, { path: '/api/trpc/symbols.list', headers: { cookie } })).status).toBe(200);
+    expect((await request(tokened.port, { path: '/api/trpc/symbols.list', headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await request(tokened.port, { path: '/api/trpc/symbols.list', headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+  });
 });

@@ -78,3 +78,50 @@ test('an invalid id or value is refused inline with the core\'s reason, and noth
   expect(cliJson<{ symbols: Record<string, string> }>(planning, 'heimdall-resolve', ['list']).symbols).toEqual(before);
   expect(cliJson<{ total: number }>(planning, 'heimdall-protocol', ['log', '1']).total).toBe(logBefore);
 });
+
+test('a newline or a tab in a value is refused with the core\'s message, as the CLI refuses it, and nothing is written', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const before = cliJson<{ symbols: Record<string, string> }>(planning, 'heimdall-resolve', ['list']).symbols;
+  const logBefore = cliJson<{ total: number }>(planning, 'heimdall-protocol', ['log', '1']).total;
+  const refusal = (value: string) => {
+    const r = cli(planning, 'heimdall-resolve', ['set', 'F98', value], { allowFail: true });
+    expect(r.code).not.toBe(0);
+    return r.stderr.trim().replace(/^heimdall-resolve: /, '');
+  };
+  const newline = 'src/a.ts\nsrc/b.ts';
+  const tab = 'src/a.ts\tsrc/b.ts';
+  const cliNewline = refusal(newline);
+  expect(cliNewline).toContain('without tabs, newlines or other control characters');
+
+  await open(page, '/symbols');
+  const form = page.getByRole('form', { name: 'Add a symbol' });
+  await form.getByLabel('Id').fill('F98');
+  // Pasted, as a person would: the box keeps both lines instead of flattening them to one.
+  await page.evaluate((text) => navigator.clipboard.writeText(text), newline);
+  await form.getByLabel('Value').focus();
+  await page.keyboard.press('Control+V');
+  await expect(form.getByLabel('Value')).toHaveValue(newline);
+  await form.getByRole('button', { name: 'Add symbol' }).click();
+  await expect(page.getByTestId('add-error')).toContainText(cliNewline);
+  await screenshot(page, 'symbols-newline-refused');
+
+  // A tab, in the edit box of an existing row.
+  const row = page.locator('tr[data-row-id="F12"]');
+  await row.getByRole('button', { name: 'Edit F12' }).click();
+  await row.getByRole('textbox', { name: 'Value of F12' }).fill(tab);
+  await row.getByRole('textbox', { name: 'Value of F12' }).press('Enter');
+  await expect(row.getByRole('alert')).toContainText(refusal(tab));
+  await row.getByRole('button', { name: 'Cancel' }).click();
+
+  // The blackboard refuses the same way (it shares the editor and the core's check).
+  await open(page, '/blackboard');
+  const facts = page.getByRole('form', { name: 'Add a fact' });
+  await facts.getByLabel('Key').fill('multi_line');
+  await facts.getByLabel('Value').fill(newline);
+  await facts.getByLabel('Value').press('Enter');
+  await expect(page.getByTestId('add-error')).toContainText('blackboard value must be one line of text without tabs, newlines or other control characters');
+
+  expect(cliJson<{ symbols: Record<string, string> }>(planning, 'heimdall-resolve', ['list']).symbols).toEqual(before);
+  expect(cliJson<{ facts: Record<string, string> }>(planning, 'heimdall-blackboard', ['list']).facts.multi_line).toBeUndefined();
+  expect(cliJson<{ total: number }>(planning, 'heimdall-protocol', ['log', '1']).total).toBe(logBefore);
+});

@@ -12,19 +12,13 @@
 // HEIMDALL_STUDIO_ALLOWED_HOSTS (extra Host header values, comma-separated, for a reverse proxy),
 // HEIMDALL_STUDIO_SKIP_BUILD=1 (serve the existing .next build without checking it is current).
 //
-// Security lives here, in front of every request Next.js sees (pages, assets, the tRPC API and its
-// event stream), because only this process knows the address it is bound to:
-//   - Host check (DNS rebinding): a page on evil.example whose name is re-pointed at 127.0.0.1
-//     sends `Host: evil.example`; anything but the bound host (and, on loopback, its localhost
-//     aliases) is refused with 403.
-//   - Cross-origin writes: a POST whose Origin is not Studio's own is refused, so another site
-//     open in the same browser cannot drive the API with a form or a no-CORS fetch.
-//   - Token: with HEIMDALL_STUDIO_TOKEN set, a request needs `?token=...` (once: it is exchanged for
-//     an HttpOnly, SameSite=Strict cookie and the browser is redirected to the same URL without it,
-//     so the token leaves the address bar and history), the cookie, or `Authorization: Bearer ...`
-//     (for scripts). Anything else gets 401. The cookie holds an HMAC of the token, not the token.
+// Security is not here: the Host, Origin and token checks are Studio's own request guard
+// (proxy.ts, Next's request interception), so `next start` and the standalone server are guarded
+// exactly as this server is. This script hands the guard what it needs through the environment:
+// HEIMDALL_STUDIO_HOST, HEIMDALL_STUDIO_TOKEN, HEIMDALL_STUDIO_ALLOWED_HOSTS, and PORT set to the
+// port actually bound.
 import { spawnSync } from 'node:child_process';
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -140,7 +134,7 @@ function catchUpReadModel() {
 }
 
 // 3. The Next.js build, skipped when nothing it depends on changed since the last one.
-const BUILD_INPUTS = ['app', 'components', 'server', 'next.config.ts', 'postcss.config.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
+const BUILD_INPUTS = ['app', 'components', 'server', 'proxy.ts', 'next.config.ts', 'postcss.config.mjs', 'package.json', 'package-lock.json', 'tsconfig.json'];
 
 function buildIsCurrent() {
   const stamp = path.join(repo, '.next/BUILD_ID');
@@ -188,85 +182,9 @@ function isLoopback(h) {
   return h === '127.0.0.1' || h === 'localhost' || h === '::1' || h === '[::1]';
 }
 
-function withPort(h, p) {
-  const name = h.includes(':') && !h.startsWith('[') ? `[${h}]` : h;
-  return p === 80 ? [name, `${name}:80`] : [`${name}:${p}`];
-}
-
-function allowedHosts(boundPort) {
-  const names = isLoopback(host) ? ['127.0.0.1', 'localhost', '[::1]'] : [host];
-  const extra = (env.HEIMDALL_STUDIO_ALLOWED_HOSTS ?? '')
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter(Boolean);
-  return new Set([...names.flatMap((n) => withPort(n, boundPort)), ...extra]);
-}
-
-const COOKIE = 'heimdall_studio';
-const cookieValue = token ? createHmac('sha256', token).update('heimdall-studio-session').digest('base64url') : '';
-
-function safeEqual(a, b) {
-  const x = Buffer.from(String(a));
-  const y = Buffer.from(String(b));
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-function readCookie(header, name) {
-  for (const part of (header ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i !== -1 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
-  }
-  return undefined;
-}
-
 function refuse(res, status, message) {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   res.end(`${message}\n`);
-}
-
-/** Returns true when the request may go on to Next.js; otherwise it has been answered. */
-function guard(req, res, hosts) {
-  const hostHeader = (req.headers.host ?? '').toLowerCase();
-  if (!hosts.has(hostHeader)) {
-    refuse(res, 403, `Refused: Host ${JSON.stringify(req.headers.host ?? '')} is not this Studio (${[...hosts][0]}). Studio only answers requests addressed to the host it is bound to, so a page on another site cannot reach it by re-pointing its DNS name (DNS rebinding).`);
-    return false;
-  }
-  const method = req.method ?? 'GET';
-  const origin = req.headers.origin;
-  if (!['GET', 'HEAD', 'OPTIONS'].includes(method) && origin !== undefined) {
-    let originHost = '';
-    try {
-      originHost = new URL(origin).host.toLowerCase();
-    } catch {
-      /* "null" or garbage: refused below */
-    }
-    if (!hosts.has(originHost)) {
-      refuse(res, 403, `Refused: a ${method} from origin ${JSON.stringify(origin)}. Studio accepts changes only from its own pages.`);
-      return false;
-    }
-  }
-  if (!token) return true;
-  const url = new URL(req.url ?? '/', 'http://studio.invalid');
-  const given = url.searchParams.get('token');
-  if (given !== null) {
-    if (!safeEqual(given, token)) {
-      refuse(res, 401, 'Refused: wrong Studio token.');
-      return false;
-    }
-    url.searchParams.delete('token');
-    res.writeHead(303, {
-      'set-cookie': `${COOKIE}=${cookieValue}; Path=/; HttpOnly; SameSite=Strict`,
-      location: `${url.pathname}${url.search}`,
-      'cache-control': 'no-store',
-    });
-    res.end();
-    return false;
-  }
-  const auth = req.headers.authorization ?? '';
-  const cookie = readCookie(req.headers.cookie, COOKIE);
-  if ((cookie !== undefined && safeEqual(cookie, cookieValue)) || (auth.startsWith('Bearer ') && safeEqual(auth.slice(7), token))) return true;
-  refuse(res, 401, 'This Studio requires its access token (HEIMDALL_STUDIO_TOKEN). Open the URL that `npm start` printed, which ends in ?token=..., once; the browser then keeps a cookie.');
-  return false;
 }
 
 async function serve() {
@@ -274,9 +192,9 @@ async function serve() {
   const app = next({ dev: false, dir: repo, hostname: host, port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  let hosts = allowedHosts(port);
+  // What the request guard (proxy.ts) reads: the bound address, and below, the bound port.
+  process.env.HEIMDALL_STUDIO_HOST = host;
   const server = http.createServer((req, res) => {
-    if (!guard(req, res, hosts)) return;
     handle(req, res).catch((e) => {
       console.error('studio: request failed:', e);
       if (!res.headersSent) refuse(res, 500, 'Studio hit an internal error; see the server output.');
@@ -286,7 +204,8 @@ async function serve() {
   server.on('error', (e) => fail(e.code === 'EADDRINUSE' ? `port ${port} on ${host} is in use; set PORT to another one` : e.message));
   await new Promise((resolve) => server.listen(port, host, resolve));
   const bound = server.address().port;
-  hosts = allowedHosts(bound);
+  // Set before the first request can arrive (this runs in the listen callback's tick).
+  process.env.PORT = String(bound);
   const shown = host.includes(':') ? `[${host}]` : host;
   const url = `http://${shown}:${bound}/`;
   if (!isLoopback(host) && !token) say(`warning: bound to ${host} without HEIMDALL_STUDIO_TOKEN; anyone who can reach this address can read and change the planning tree`);

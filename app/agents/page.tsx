@@ -7,7 +7,9 @@ import { serverCaller, settle } from '@/server/trpc/caller';
 export const metadata: Metadata = { title: 'Agents' };
 export const dynamic = 'force-dynamic';
 
-export default async function AgentsPage() {
+export default async function AgentsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const agentParam = (await searchParams).agent;
+  const agent = typeof agentParam === 'string' ? agentParam : undefined;
   const initial = await settle(() => serverCaller().agents.list());
   return (
     <>
@@ -20,7 +22,7 @@ export default async function AgentsPage() {
           </>
         }
       />
-      <AgentsView initial={initial} />
+      <AgentsView initial={initial} focus={agent} />
     </>
   );
 }

@@ -7,7 +7,8 @@ import { serverCaller, settle } from '@/server/trpc/caller';
 export const metadata: Metadata = { title: 'Blackboard' };
 export const dynamic = 'force-dynamic';
 
-export default async function BlackboardPage() {
+export default async function BlackboardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const focus = (await searchParams).focus;
   const initial = await settle(() => serverCaller().blackboard.list());
   return (
     <>
@@ -20,7 +21,7 @@ export default async function BlackboardPage() {
           </>
         }
       />
-      <BlackboardView initial={initial} />
+      <BlackboardView initial={initial} focus={typeof focus === 'string' ? focus : undefined} />
     </>
   );
 }

@@ -7,7 +7,8 @@ import { serverCaller, settle } from '@/server/trpc/caller';
 export const metadata: Metadata = { title: 'Capsules' };
 export const dynamic = 'force-dynamic';
 
-export default async function CapsulesPage() {
+export default async function CapsulesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const id = (await searchParams).id;
   const initial = await settle(() => serverCaller().capsules.graph());
   return (
     <>
@@ -20,7 +21,7 @@ export default async function CapsulesPage() {
           </>
         }
       />
-      <CapsuleGraph initial={initial} />
+      <CapsuleGraph initial={initial} initialSelected={typeof id === 'string' ? id : undefined} />
     </>
   );
 }

@@ -7,7 +7,9 @@ import { serverCaller, settle } from '@/server/trpc/caller';
 export const metadata: Metadata = { title: 'Claims' };
 export const dynamic = 'force-dynamic';
 
-export default async function ClaimsPage() {
+export default async function ClaimsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const haidParam = (await searchParams).haid;
+  const haid = typeof haidParam === 'string' ? haidParam : undefined;
   const [claims, decisions, info] = await Promise.all([
     settle(() => serverCaller().claims.list()),
     settle(() => serverCaller().claims.decisions()),
@@ -24,7 +26,7 @@ export default async function ClaimsPage() {
           </>
         }
       />
-      <ClaimsView initial={claims} initialDecisions={decisions} initialNow={info.ok ? info.data.now : undefined} />
+      <ClaimsView initial={claims} initialDecisions={decisions} initialNow={info.ok ? info.data.now : undefined} focus={haid} />
     </>
   );
 }

@@ -7,7 +7,9 @@ import { serverCaller, settle } from '@/server/trpc/caller';
 export const metadata: Metadata = { title: 'Peers' };
 export const dynamic = 'force-dynamic';
 
-export default async function PeersPage() {
+export default async function PeersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const peerParam = (await searchParams).peer;
+  const peer = typeof peerParam === 'string' ? peerParam : undefined;
   const [peers, tasks] = await Promise.all([settle(() => serverCaller().peers.list()), settle(() => serverCaller().peers.tasks())]);
   return (
     <>
@@ -20,7 +22,7 @@ export default async function PeersPage() {
           </>
         }
       />
-      <PeersView initialPeers={peers} initialTasks={tasks} />
+      <PeersView initialPeers={peers} initialTasks={tasks} focus={peer} />
     </>
   );
 }

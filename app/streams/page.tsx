@@ -7,7 +7,9 @@ import { serverCaller, settle } from '@/server/trpc/caller';
 export const metadata: Metadata = { title: 'Streams' };
 export const dynamic = 'force-dynamic';
 
-export default async function StreamsPage() {
+export default async function StreamsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const streamParam = (await searchParams).stream;
+  const stream = typeof streamParam === 'string' ? streamParam : undefined;
   const initial = await settle(() => serverCaller().streams.overview());
   return (
     <>
@@ -20,7 +22,7 @@ export default async function StreamsPage() {
           </>
         }
       />
-      <StreamsView initial={initial} />
+      <StreamsView initial={initial} initialStream={stream} />
     </>
   );
 }

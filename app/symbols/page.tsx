@@ -7,7 +7,8 @@ import { serverCaller, settle } from '@/server/trpc/caller';
 export const metadata: Metadata = { title: 'Symbols' };
 export const dynamic = 'force-dynamic';
 
-export default async function SymbolsPage() {
+export default async function SymbolsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const focus = (await searchParams).focus;
   const initial = await settle(() => serverCaller().symbols.list());
   return (
     <>
@@ -20,7 +21,7 @@ export default async function SymbolsPage() {
           </>
         }
       />
-      <SymbolsView initial={initial} />
+      <SymbolsView initial={initial} focus={typeof focus === 'string' ? focus : undefined} />
     </>
   );
 }

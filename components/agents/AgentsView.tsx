@@ -10,14 +10,16 @@ import { Select, TextInput } from '@/components/ui/Field';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtAge, fmtInt, fmtTs } from '@/components/ui/format';
-import type { listAgents } from '@/server/core/herd/checkin';
+import type { AgentList } from '@/components/trpc/types';
+import { LogLink } from '@/components/log/LogLink';
+import { FOCUSED, useScrollIntoView } from '@/components/ui/useScrollIntoView';
 import { LIVENESS, LIVENESS_ORDER, LivenessBadge } from './Liveness';
 
-export type AgentList = ReturnType<typeof listAgents>;
+export type { AgentList };
 
 const TIER_TONE: Record<string, 'violet' | 'indigo' | 'teal' | 'slate'> = { Leader: 'violet', Senior: 'indigo', Execution: 'teal', Mechanical: 'slate' };
 
-export function AgentsView({ initial }: { initial: Settled<AgentList> }) {
+export function AgentsView({ initial, focus }: { initial: Settled<AgentList>; focus?: string }) {
   const trpc = useTRPC();
   const list = useQuery(trpc.agents.list.queryOptions(undefined, seeded(initial)));
   const wire = useQuery(trpc.streams.overview.queryOptions());
@@ -45,7 +47,7 @@ export function AgentsView({ initial }: { initial: Settled<AgentList> }) {
           Agents appear when they check in (heartbeat, status and mailbox in one call): <Code>heimdall herd checkin --as mason.1@core --status &quot;writing the book diff&quot;</Code>
         </EmptyState>
       ) : (
-        <div className="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
+        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
           <table className="w-full text-sm" data-testid="agents-table">
             <caption className="sr-only">Agents with heartbeat status, tier, last status line and last check-in</caption>
             <thead>
@@ -55,16 +57,13 @@ export function AgentsView({ initial }: { initial: Settled<AgentList> }) {
                 <th scope="col" className="px-4 py-2">Tier</th>
                 <th scope="col" className="px-4 py-2">Last status</th>
                 <th scope="col" className="px-4 py-2">Task</th>
-                <th scope="col" className="px-4 py-2">Last check-in (UTC)</th>
+                <th scope="col" className="hidden px-4 py-2 xl:table-cell">Last check-in (UTC)</th>
                 <th scope="col" className="px-4 py-2 text-right">Waiting</th>
               </tr>
             </thead>
             <tbody>
               {agents.map((a) => (
-                <tr key={a.address} className="border-b border-slate-50 align-top last:border-0" data-agent={a.address}>
-                  <th scope="row" className="px-4 py-2 text-left font-mono text-[12px] font-medium text-slate-800">
-                    {a.address}
-                  </th>
+                <AgentRow key={a.address} address={a.address} focused={a.address === focus}>
                   <td className="px-4 py-2">
                     <LivenessBadge status={a.heartbeat} />
                     <p className="text-[11px] text-slate-500">{a.seconds_since_checkin === null ? 'never checked in' : `${fmtAge(a.seconds_since_checkin * 1000)} ago`}</p>
@@ -72,11 +71,11 @@ export function AgentsView({ initial }: { initial: Settled<AgentList> }) {
                   <td className="px-4 py-2">
                     <Badge tone={TIER_TONE[a.tier] ?? 'slate'}>{a.tier}</Badge>
                   </td>
-                  <td className="max-w-md px-4 py-2 text-slate-700">{a.status ?? <span className="text-slate-400">—</span>}</td>
+                  <td className="min-w-40 max-w-md px-4 py-2 text-slate-700" data-wrap>{a.status ?? <span className="text-slate-400">—</span>}</td>
                   <td className="px-4 py-2 font-mono text-[12px]">{a.task ?? <span className="text-slate-400">—</span>}</td>
-                  <td className="px-4 py-2 font-mono text-[12px] text-slate-500">{a.last_checkin ? fmtTs(a.last_checkin.replace(/\.\d{3}Z$/, 'Z')) : '—'}</td>
+                  <td className="hidden px-4 py-2 font-mono text-[12px] text-slate-500 xl:table-cell">{a.last_checkin ? fmtTs(a.last_checkin.replace(/\.\d{3}Z$/, 'Z')) : '—'}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{a.pending}</td>
-                </tr>
+                </AgentRow>
               ))}
             </tbody>
           </table>
@@ -125,6 +124,20 @@ export function AgentsView({ initial }: { initial: Settled<AgentList> }) {
         </Card>
       </div>
     </div>
+  );
+}
+
+/** A row of the agents table: the address with a link to its log lines, highlighted when a link pointed at it. */
+function AgentRow({ address, focused, children }: { address: string; focused: boolean; children: React.ReactNode }) {
+  const ref = useScrollIntoView<HTMLTableRowElement>(focused);
+  return (
+    <tr ref={ref} className={cx('border-b border-slate-50 align-top last:border-0', focused && FOCUSED)} data-agent={address} data-focused={focused ? 'true' : undefined}>
+      <th scope="row" className="whitespace-nowrap px-4 py-2 text-left font-mono text-[12px] font-medium text-slate-800">
+        {address}
+        <LogLink kind="agent" id={address} className="ml-2 font-sans" />
+      </th>
+      {children}
+    </tr>
   );
 }
 

@@ -1,5 +1,5 @@
 import { cx } from '@/components/ui/cx';
-import type { HeartbeatStatus } from '@/server/core/wire/liveness';
+import type { HeartbeatStatus } from '@/components/trpc/types';
 
 export const LIVENESS: Record<HeartbeatStatus, { label: string; dot: string; text: string; hint: string }> = {
   active: { label: 'active', dot: 'bg-emerald-500', text: 'text-emerald-700', hint: 'heartbeat under 2 min old' },

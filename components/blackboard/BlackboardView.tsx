@@ -5,9 +5,9 @@ import { EditableMap } from '@/components/kv/EditableMap';
 import { useTRPC } from '@/components/trpc/react';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 
-const KIND = { noun: 'fact', idLabel: 'Key', valueLabel: 'Value', idPlaceholder: 'dev_port', valuePlaceholder: '5173' };
+const KIND = { noun: 'fact', idLabel: 'Key', valueLabel: 'Value', idPlaceholder: 'dev_port', refKind: 'fact' as const, valuePlaceholder: '5173' };
 
-export function BlackboardView({ initial }: { initial: Settled<Record<string, string>> }) {
+export function BlackboardView({ initial, focus }: { initial: Settled<Record<string, string>>; focus?: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const list = useQuery(trpc.blackboard.list.queryOptions(undefined, seeded(initial)));
@@ -21,6 +21,7 @@ export function BlackboardView({ initial }: { initial: Settled<Record<string, st
       {list.data && (
         <EditableMap
           kind={KIND}
+          focus={focus}
           entries={list.data}
           onSet={(key, value) => set.mutateAsync({ key, value })}
           onDelete={(key) => del.mutateAsync({ key })}

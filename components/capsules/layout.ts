@@ -9,6 +9,11 @@
  * uses a layered layout of its own that is linear in the graph size plus a few sorting sweeps: rank
  * by longest dependency path, then order each column by the barycentre of its neighbours, sweeping
  * right and left a few times. It lays out 2,000 capsules in tens of milliseconds.
+ *
+ * Either way, a column taller than the picture is wide is then wrapped into side-by-side
+ * sub-columns (keeping its order), so the whole graph has roughly the shape of the screen: a wave of
+ * 50 capsules would otherwise be one column 50 cards high, and fitting it on screen would shrink
+ * every card below reading size.
  */
 import dagre from '@dagrejs/dagre';
 
@@ -33,10 +38,14 @@ export interface LayoutResult {
   ms: number;
 }
 
+/** Height over width of the area the graph is shown in (Studio's graph pane is about 3:2). */
+const TARGET_ASPECT = 0.66;
+const SUB_GAP = 24;
+
 export function layoutGraph(input: LayoutInput): LayoutResult {
   const t = typeof performance !== 'undefined' ? performance.now() : Date.now();
   const small = input.ids.length <= DAGRE_MAX_NODES;
-  const positions = small ? dagreLayout(input) : layeredLayout(input);
+  const positions = wrapColumns(small ? dagreLayout(input) : layeredLayout(input));
   const ms = (typeof performance !== 'undefined' ? performance.now() : Date.now()) - t;
   return { positions, engine: small ? 'dagre' : 'layered', ms };
 }
@@ -141,5 +150,56 @@ function layeredLayout({ ids, edges }: LayoutInput): Map<string, Positioned> {
     const top = (height - col.length * (NODE_H + ROW_GAP)) / 2;
     col.forEach((id, i) => out.set(id, { x: r * (NODE_W + COL_GAP), y: top + i * (NODE_H + ROW_GAP) }));
   });
+  return out;
+}
+
+/**
+ * The most cards a column may stack: the limit that lets the whole picture be shown at the largest
+ * zoom in a pane of TARGET_ASPECT, trying every limit from 6 cards to the tallest column.
+ */
+export function bestRowLimit(columnSizes: number[]): number {
+  const tallest = Math.max(0, ...columnSizes);
+  let best = tallest;
+  let bestScore = 0;
+  for (let r = Math.min(6, tallest); r <= tallest; r++) {
+    let width = -COL_GAP;
+    for (const n of columnSizes) width += Math.ceil(n / r) * (NODE_W + SUB_GAP) - SUB_GAP + COL_GAP;
+    const height = r * (NODE_H + ROW_GAP);
+    // The zoom a pane of unit width would allow: limited by the width or by the height.
+    const score = Math.min(1 / width, TARGET_ASPECT / height);
+    if (score > bestScore) {
+      bestScore = score;
+      best = r;
+    }
+  }
+  return best;
+}
+
+/** Wrap every column taller than the best row limit into adjacent sub-columns, in the column's own order. */
+function wrapColumns(positions: Map<string, Positioned>): Map<string, Positioned> {
+  const byX = new Map<number, string[]>();
+  for (const [id, p] of positions) {
+    const x = Math.round(p.x);
+    const col = byX.get(x);
+    if (col) col.push(id);
+    else byX.set(x, [id]);
+  }
+  const xs = [...byX.keys()].sort((a, b) => a - b);
+  const limit = bestRowLimit(xs.map((x) => (byX.get(x) as string[]).length));
+  if ([...byX.values()].every((c) => c.length <= limit)) return positions;
+  const out = new Map<string, Positioned>();
+  let x = 0;
+  const height = limit * (NODE_H + ROW_GAP);
+  for (const cx of xs) {
+    const col = (byX.get(cx) as string[]).sort((a, b) => (positions.get(a) as Positioned).y - (positions.get(b) as Positioned).y);
+    const subs = Math.ceil(col.length / limit);
+    const perSub = Math.ceil(col.length / subs);
+    for (let s = 0; s < subs; s++) {
+      const part = col.slice(s * perSub, (s + 1) * perSub);
+      const top = (height - part.length * (NODE_H + ROW_GAP)) / 2;
+      part.forEach((id, i) => out.set(id, { x: x + s * (NODE_W + SUB_GAP), y: top + i * (NODE_H + ROW_GAP) }));
+    }
+    x += subs * (NODE_W + SUB_GAP) - SUB_GAP + COL_GAP;
+  }
   return out;
 }

@@ -11,8 +11,9 @@ import { TextInput } from '@/components/ui/Field';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtAge, fmtTs } from '@/components/ui/format';
-import type { ClaimList, ClaimStatus, ClaimView } from '@/server/core/claims/claims';
-import type { Decision } from '@/server/core/decisions/decisions';
+import { FOCUSED, useScrollIntoView } from '@/components/ui/useScrollIntoView';
+import { LogLink } from '@/components/log/LogLink';
+import type { ClaimList, ClaimStatus, ClaimView, Decision } from '@/components/trpc/types';
 
 const STATUS_TONE: Record<ClaimStatus, Tone> = { active: 'green', expired: 'slate', retired: 'amber' };
 
@@ -25,7 +26,7 @@ export function timeLeft(c: ClaimView, now: number): string {
   return left > 0 ? `${fmtAge(left)} left` : `expired ${fmtAge(-left)} ago`;
 }
 
-export function ClaimsView({ initial, initialDecisions, initialNow }: { initial: Settled<ClaimList>; initialDecisions: Settled<Decision[]>; initialNow?: number }) {
+export function ClaimsView({ initial, initialDecisions, initialNow, focus }: { initial: Settled<ClaimList>; initialDecisions: Settled<Decision[]>; initialNow?: number; focus?: string }) {
   const trpc = useTRPC();
   const list = useQuery(trpc.claims.list.queryOptions(undefined, seeded(initial)));
   const decisions = useQuery(trpc.claims.decisions.queryOptions(undefined, seeded(initialDecisions)));
@@ -58,7 +59,7 @@ export function ClaimsView({ initial, initialDecisions, initialNow }: { initial:
         </EmptyState>
       ) : (
         data && (
-          <div className="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
+          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
             <table className="w-full text-sm" data-testid="claims-table">
               <caption className="sr-only">Claims: holder, status, surfaces, task and time left</caption>
               <thead>
@@ -67,7 +68,7 @@ export function ClaimsView({ initial, initialDecisions, initialNow }: { initial:
                   <th scope="col" className="px-4 py-2">Status</th>
                   <th scope="col" className="px-4 py-2">Surfaces</th>
                   <th scope="col" className="px-4 py-2">Task</th>
-                  <th scope="col" className="px-4 py-2">Since</th>
+                  <th scope="col" className="hidden px-4 py-2 xl:table-cell">Since</th>
                   <th scope="col" className="px-4 py-2">Time left</th>
                   <th scope="col" className="px-4 py-2 text-right">
                     <span className="sr-only">Actions</span>
@@ -76,7 +77,7 @@ export function ClaimsView({ initial, initialDecisions, initialNow }: { initial:
               </thead>
               <tbody>
                 {data.claims.map((c) => (
-                  <ClaimRow key={c.haid} claim={c} now={now} onReleased={setNotice} />
+                  <ClaimRow key={c.haid} claim={c} now={now} onReleased={setNotice} focused={c.haid === focus} />
                 ))}
               </tbody>
             </table>
@@ -110,7 +111,8 @@ export function ClaimsView({ initial, initialDecisions, initialNow }: { initial:
   );
 }
 
-function ClaimRow({ claim: c, now, onReleased }: { claim: ClaimView; now: number; onReleased: (s: string) => void }) {
+function ClaimRow({ claim: c, now, onReleased, focused }: { claim: ClaimView; now: number; onReleased: (s: string) => void; focused: boolean }) {
+  const rowRef = useScrollIntoView<HTMLTableRowElement>(focused);
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [confirming, setConfirming] = useState(false);
@@ -127,7 +129,7 @@ function ClaimRow({ claim: c, now, onReleased }: { claim: ClaimView; now: number
     }),
   );
   return (
-    <tr className={cx('border-b border-slate-50 align-top last:border-0', c.status !== 'active' && 'text-slate-500')} data-claim={c.haid}>
+    <tr ref={rowRef} className={cx('border-b border-slate-50 align-top last:border-0', c.status !== 'active' && 'text-slate-500', focused && FOCUSED)} data-claim={c.haid} data-focused={focused ? 'true' : undefined}>
       <th scope="row" className="px-4 py-2 text-left font-mono text-[12px] font-medium text-slate-800">
         {c.haid}
       </th>
@@ -135,7 +137,7 @@ function ClaimRow({ claim: c, now, onReleased }: { claim: ClaimView; now: number
         <ClaimStatusBadge status={c.status} />
       </td>
       <td className="px-4 py-2">
-        <ul className="flex flex-wrap gap-1">
+        <ul className="flex flex-wrap gap-1" data-wrap>
           {c.surfaces.map((s) => (
             <li key={s} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
               {s}
@@ -146,7 +148,7 @@ function ClaimRow({ claim: c, now, onReleased }: { claim: ClaimView; now: number
       <td className="px-4 py-2 font-mono text-[12px]" title={c.task_ref}>
         {c.task}
       </td>
-      <td className="px-4 py-2 font-mono text-[12px] text-slate-500">{fmtTs(c.created_at)}</td>
+      <td className="hidden px-4 py-2 font-mono text-[12px] text-slate-500 xl:table-cell">{fmtTs(c.created_at)}</td>
       <td className={cx('px-4 py-2 text-[13px] tabular-nums', c.status === 'active' ? 'text-slate-800' : 'text-slate-500')} suppressHydrationWarning>
         {timeLeft(c, now)}
       </td>
@@ -179,9 +181,12 @@ function ClaimRow({ claim: c, now, onReleased }: { claim: ClaimView; now: number
             )}
           </form>
         ) : (
-          <Button size="sm" variant="ghost" onClick={() => setConfirming(true)} aria-label={`Release ${c.haid}'s claim`}>
-            Release
-          </Button>
+          <div className="flex items-center justify-end gap-1">
+            <LogLink kind="claim" id={c.haid} className="mr-1" />
+            <Button size="sm" variant="ghost" onClick={() => setConfirming(true)} aria-label={`Release ${c.haid}'s claim`}>
+              Release
+            </Button>
+          </div>
         )}
       </td>
     </tr>

@@ -2,8 +2,14 @@
 /**
  * A key/value table edited in place: the symbol table and the blackboard. Every write goes to the
  * core through tRPC; a refused id or value is shown inline with the core's own reason.
+ *
+ * Values are typed into a one-row textarea, not an <input>: an input silently drops or flattens a
+ * pasted newline, so the browser would store something other than what was pasted. The textarea
+ * keeps it (and grows to show it), Enter still saves, and the core refuses it with the same message
+ * the CLI prints.
  */
-import { type FormEvent, type KeyboardEvent, useId, useMemo, useRef, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, type TextareaHTMLAttributes, forwardRef, useEffect, useId, useMemo, useRef, useState } from 'react';
+import { LogLink } from '@/components/log/LogLink';
 import { Button } from '@/components/ui/Button';
 import { TextInput } from '@/components/ui/Field';
 import { EmptyState } from '@/components/ui/Notice';
@@ -17,6 +23,8 @@ export interface MapKind {
   valueLabel: string;
   idPlaceholder: string;
   valuePlaceholder: string;
+  /** The kind protocol.log lines name these entries by (see the log's object filter). */
+  refKind: 'symbol' | 'fact';
 }
 
 interface Props {
@@ -25,13 +33,43 @@ interface Props {
   onSet: (id: string, value: string) => Promise<unknown>;
   onDelete: (id: string) => Promise<unknown>;
   empty: React.ReactNode;
+  /** An entry to bring into view and highlight (from a link in the log). */
+  focus?: string;
 }
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export function EditableMap({ kind, entries, onSet, onDelete, empty }: Props) {
+/** A one-line value box that keeps what is pasted into it, newlines and tabs included. */
+const ValueInput = forwardRef<HTMLTextAreaElement, TextareaHTMLAttributes<HTMLTextAreaElement> & { onEnter: () => void; value: string }>(function ValueInput(
+  { onEnter, onKeyDown, className, value, ...rest },
+  ref,
+) {
+  const lines = Math.min(4, value.split(/\r\n|\r|\n/).length);
+  return (
+    <textarea
+      ref={ref}
+      rows={lines}
+      value={value}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+          e.preventDefault();
+          onEnter();
+          return;
+        }
+        onKeyDown?.(e);
+      }}
+      className={cx(
+        'block min-h-8 resize-none rounded-md border border-slate-300 bg-white px-2.5 py-[5px] text-sm leading-5 text-slate-900 placeholder:text-slate-400 focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-500/20 aria-[invalid=true]:border-rose-400',
+        className,
+      )}
+      {...rest}
+    />
+  );
+});
+
+export function EditableMap({ kind, entries, onSet, onDelete, empty, focus }: Props) {
   const [filter, setFilter] = useState('');
   const [status, setStatus] = useState('');
   const rows = useMemo(() => {
@@ -66,7 +104,7 @@ export function EditableMap({ kind, entries, onSet, onDelete, empty }: Props) {
             </caption>
             <thead>
               <tr className="border-b border-slate-100 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
-                <th scope="col" className="w-56 px-4 py-2">
+                <th scope="col" className="w-40 px-4 py-2 xl:w-56">
                   {kind.idLabel}
                 </th>
                 <th scope="col" className="px-4 py-2">
@@ -79,7 +117,7 @@ export function EditableMap({ kind, entries, onSet, onDelete, empty }: Props) {
             </thead>
             <tbody>
               {rows.map(([id, value]) => (
-                <Row key={id} kind={kind} id={id} value={value} onSet={onSet} onDelete={onDelete} onStatus={setStatus} />
+                <Row key={id} kind={kind} id={id} value={value} onSet={onSet} onDelete={onDelete} onStatus={setStatus} focused={id === focus} />
               ))}
             </tbody>
           </table>
@@ -98,9 +136,10 @@ function AddForm({ kind, onSet, exists, onDone }: { kind: MapKind; onSet: Props[
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const idRef = useRef<HTMLInputElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const errId = useId();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
+  const submit = async (e?: FormEvent) => {
+    e?.preventDefault();
     setBusy(true);
     setError(null);
     try {
@@ -117,17 +156,28 @@ function AddForm({ kind, onSet, exists, onDone }: { kind: MapKind; onSet: Props[
   };
   const overwriting = id !== '' && exists(id);
   return (
-    <form onSubmit={submit} aria-label={`Add a ${kind.noun}`} className="rounded-lg border border-slate-200 bg-white px-4 py-3 shadow-sm">
-      <div className="flex flex-wrap items-end gap-3">
+    <form ref={formRef} onSubmit={submit} aria-label={`Add a ${kind.noun}`} className="rounded-lg border border-slate-200 bg-white px-4 py-3 shadow-sm">
+      <div className="flex flex-wrap items-start gap-3">
         <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
           {kind.idLabel}
           <TextInput ref={idRef} name="id" value={id} onChange={(e) => setId(e.target.value)} placeholder={kind.idPlaceholder} className="w-48 font-mono" aria-invalid={!!error} aria-describedby={error ? errId : undefined} autoComplete="off" spellCheck={false} />
         </label>
         <label className="flex min-w-64 flex-1 flex-col gap-1 text-xs font-medium text-slate-600">
           {kind.valueLabel}
-          <TextInput name="value" value={value} onChange={(e) => setValue(e.target.value)} placeholder={kind.valuePlaceholder} className="w-full font-mono" aria-invalid={!!error} aria-describedby={error ? errId : undefined} autoComplete="off" spellCheck={false} />
+          <ValueInput
+            name="value"
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+            onEnter={() => formRef.current?.requestSubmit()}
+            placeholder={kind.valuePlaceholder}
+            className="w-full font-mono"
+            aria-invalid={!!error}
+            aria-describedby={error ? errId : undefined}
+            autoComplete="off"
+            spellCheck={false}
+          />
         </label>
-        <Button type="submit" variant="primary" disabled={busy}>
+        <Button type="submit" variant="primary" disabled={busy} className="mt-5">
           {overwriting ? `Overwrite ${kind.noun}` : `Add ${kind.noun}`}
         </Button>
       </div>
@@ -140,13 +190,25 @@ function AddForm({ kind, onSet, exists, onDone }: { kind: MapKind; onSet: Props[
   );
 }
 
-function Row({ kind, id, value, onSet, onDelete, onStatus }: { kind: MapKind; id: string; value: string; onSet: Props['onSet']; onDelete: Props['onDelete']; onStatus: (s: string) => void }) {
+function Row({
+  kind,
+  id,
+  value,
+  onSet,
+  onDelete,
+  onStatus,
+  focused,
+}: { kind: MapKind; id: string; value: string; onSet: Props['onSet']; onDelete: Props['onDelete']; onStatus: (s: string) => void; focused: boolean }) {
   const [mode, setMode] = useState<'view' | 'edit' | 'confirm'>('view');
   const [draft, setDraft] = useState(value);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const editBtn = useRef<HTMLButtonElement>(null);
+  const rowRef = useRef<HTMLTableRowElement>(null);
   const errId = useId();
+  useEffect(() => {
+    if (focused) rowRef.current?.scrollIntoView({ block: 'center' });
+  }, [focused]);
 
   const run = async (fn: () => Promise<unknown>, done: string) => {
     setBusy(true);
@@ -163,11 +225,8 @@ function Row({ kind, id, value, onSet, onDelete, onStatus }: { kind: MapKind; id
     }
   };
   const save = () => run(() => onSet(id, draft), `Saved ${kind.noun} ${id}`);
-  const onKey = (e: KeyboardEvent<HTMLInputElement>) => {
-    if (e.key === 'Enter') {
-      e.preventDefault();
-      void save();
-    } else if (e.key === 'Escape') {
+  const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === 'Escape') {
       e.preventDefault();
       setMode('view');
       setError(null);
@@ -176,7 +235,12 @@ function Row({ kind, id, value, onSet, onDelete, onStatus }: { kind: MapKind; id
   };
 
   return (
-    <tr data-row-id={id} className={cx('group border-b border-slate-100 last:border-0 align-top', mode !== 'view' && 'bg-indigo-50/40')}>
+    <tr
+      ref={rowRef}
+      data-row-id={id}
+      data-focused={focused ? 'true' : undefined}
+      className={cx('group border-b border-slate-100 last:border-0 align-top', mode !== 'view' ? 'bg-indigo-50/40' : focused && 'bg-amber-50 ring-1 ring-inset ring-amber-300')}
+    >
       <th scope="row" className="truncate px-4 py-1.5 text-left font-mono text-[13px] font-medium text-slate-800" title={id}>
         {id}
       </th>
@@ -186,12 +250,13 @@ function Row({ kind, id, value, onSet, onDelete, onStatus }: { kind: MapKind; id
             <label className="sr-only" htmlFor={`${errId}-input`}>
               {kind.valueLabel} of {id}
             </label>
-            <TextInput
+            <ValueInput
               id={`${errId}-input`}
               autoFocus
               value={draft}
               onChange={(e) => setDraft(e.target.value)}
               onKeyDown={onKey}
+              onEnter={() => void save()}
               className="w-full font-mono"
               aria-invalid={!!error}
               aria-describedby={error ? errId : undefined}
@@ -199,7 +264,7 @@ function Row({ kind, id, value, onSet, onDelete, onStatus }: { kind: MapKind; id
             />
           </div>
         ) : (
-          <span className="block break-words font-mono text-[13px] text-slate-700" data-value>
+          <span className="block break-words font-mono text-[13px] text-slate-700" data-value data-wrap>
             {value}
           </span>
         )}
@@ -212,7 +277,8 @@ function Row({ kind, id, value, onSet, onDelete, onStatus }: { kind: MapKind; id
       </td>
       <td className="px-4 py-1.5 text-right">
         {mode === 'view' && (
-          <div className="flex justify-end gap-1">
+          <div className="flex items-center justify-end gap-1">
+            <LogLink kind={kind.refKind} id={id} className="mr-1" />
             <Button
               ref={editBtn}
               size="sm"

@@ -4,40 +4,63 @@
  * exist in the DOM and only the pages they fall in are fetched (200 lines each), so 100,000 lines
  * cost what 60 do. Pages are pinned to a line number (`upTo`): the log is append-only, so a pinned
  * page never changes and is never refetched; live tail moves the pin forward as lines arrive.
+ *
+ * Filters: mechanism, action, author, text, a time range and the object a line names, all in the
+ * URL. A relative range ("last hour") is turned into a start instant once, from the server's clock,
+ * when it is chosen: the view then stays put while new lines keep arriving after that instant.
  */
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import Link from 'next/link';
 import { type KeyboardEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Settled } from '@/components/data/seed';
 import { useTRPC } from '@/components/trpc/react';
+import type { LogEntry, LogFacets, LogFilter, LogPage } from '@/components/trpc/types';
 import { Badge, toneFor } from '@/components/ui/Badge';
 import { Button } from '@/components/ui/Button';
 import { Select, TextInput } from '@/components/ui/Field';
 import { ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
-import { fmtInt, fmtTs } from '@/components/ui/format';
-import type { LogEntry } from '@/server/core/log/protocolLog';
-import type { LogFacets, LogFilter, LogPage } from '@/server/core/log/query';
+import { fmtAge, fmtInt, fmtTs } from '@/components/ui/format';
+import { REF_LABEL, authorLogHref, logHref, objectHref } from './links';
+import { LAST_SECONDS, type LogRange, RANGE_LABEL, isLast, isoAt, rangeBounds, rangeParams } from './range';
 
 const PAGE = 200;
 const ROW = 30;
 
 export interface LogViewProps {
   initialFilter: LogFilter;
+  initialRange: LogRange;
   initialPage: Settled<LogPage>;
   initialFacets: Settled<LogFacets>;
+  initialNow?: number;
 }
 
+const FIELDS = ['mechanism', 'action', 'text', 'author', 'object', 'from', 'to'] as const;
+
 function keyOf(f: LogFilter): string {
-  return JSON.stringify([f.mechanism ?? '', f.action ?? '', f.text ?? '']);
+  return JSON.stringify(FIELDS.map((k) => f[k] ?? ''));
 }
 
 function clean(f: LogFilter): LogFilter {
   const out: LogFilter = {};
-  if (f.mechanism) out.mechanism = f.mechanism;
-  if (f.action) out.action = f.action;
-  if (f.text) out.text = f.text;
+  for (const k of FIELDS) if (f[k]) out[k] = f[k];
   return out;
+}
+
+/** The last segment of a HAID ("h-1a2b3c4d/studio" -> "studio"), for a narrow column. */
+function shortHaid(h: string): string {
+  return h.slice(h.lastIndexOf('/') + 1);
+}
+
+/** 2026-06-11T12:00:00Z -> 2026-06-11T12:00:00, what a datetime-local input holds (read as UTC here). */
+function toLocalInput(iso: string | undefined): string {
+  return iso ? iso.replace(/Z$/, '') : '';
+}
+
+function fromLocalInput(v: string): string | undefined {
+  if (!v) return undefined;
+  return `${v.length === 16 ? `${v}:00` : v}Z`;
 }
 
 function useDebounced<T>(value: T, ms: number): T {
@@ -49,26 +72,40 @@ function useDebounced<T>(value: T, ms: number): T {
   return v;
 }
 
-export function LogView({ initialFilter, initialPage, initialFacets }: LogViewProps) {
+export function LogView({ initialFilter, initialRange, initialPage, initialFacets, initialNow }: LogViewProps) {
   const trpc = useTRPC();
+  // The server's clock (a frozen test clock included) as the page was rendered, advanced by the time
+  // since: read only when a range is chosen or a line's age is shown, so keeping it costs no request
+  // and no re-render.
+  const clock = useRef<{ server: number; local: number } | null>(null);
+  clock.current ??= { server: initialNow ?? Date.now(), local: Date.now() };
+  const serverNow = () => {
+    const c = clock.current as { server: number; local: number };
+    return c.server + (Date.now() - c.local);
+  };
   const [mechanism, setMechanism] = useState(initialFilter.mechanism ?? '');
   const [action, setAction] = useState(initialFilter.action ?? '');
+  const [author, setAuthor] = useState(initialFilter.author ?? '');
+  const [object, setObject] = useState(initialFilter.object ?? '');
+  const [range, setRange] = useState<LogRange>(initialRange);
   const [textInput, setTextInput] = useState(initialFilter.text ?? '');
   const text = useDebounced(textInput, 200);
-  const filter = useMemo(() => clean({ mechanism, action, text }), [mechanism, action, text]);
+  const bounds = useMemo(() => rangeBounds(range), [range]);
+  const filter = useMemo(() => clean({ mechanism, action, text, author, object, ...bounds }), [mechanism, action, text, author, object, bounds]);
   const fkey = keyOf(filter);
-  const initialKey = keyOf(clean(initialFilter));
+  const initialKey = keyOf(clean({ ...initialFilter, ...rangeBounds(initialRange) }));
   const [live, setLive] = useState(true);
   const [ready, setReady] = useState(false);
   useEffect(() => setReady(true), []);
 
-  // Keep the URL shareable without a server round trip.
+  // Keep the URL shareable without a server round trip (a relative range stays relative there).
   useEffect(() => {
-    const params = new URLSearchParams(filter as Record<string, string>);
+    const { from: _from, to: _to, ...rest } = filter;
+    const params = new URLSearchParams({ ...(rest as Record<string, string>), ...rangeParams(range) });
     const q = params.toString();
     const url = `${window.location.pathname}${q ? `?${q}` : ''}`;
     if (url !== `${window.location.pathname}${window.location.search}`) window.history.replaceState(window.history.state, '', url);
-  }, [filter]);
+  }, [filter, range]);
 
   const seed = fkey === initialKey && initialPage.ok ? initialPage.data : undefined;
   // The head: the newest page for this filter, unpinned, refetched when protocol.log changes.
@@ -212,6 +249,49 @@ export function LogView({ initialFilter, initialPage, initialFacets }: LogViewPr
             {action && !actionNames.includes(action) && <option value={action}>{action}</option>}
           </Select>
         </label>
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+          Author
+          <Select value={author} onChange={(e) => setAuthor(e.target.value)} className="w-40" title={author || 'Any author'}>
+            <option value="">Anyone</option>
+            {(facets.data?.authors ?? []).map((a) => (
+              <option key={a.value} value={a.value}>
+                {shortHaid(a.value)} ({fmtInt(a.count)})
+              </option>
+            ))}
+            {author && !(facets.data?.authors ?? []).some((a) => a.value === author) && <option value={author}>{shortHaid(author)}</option>}
+          </Select>
+        </label>
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+          Time
+          <Select
+            value={range.kind === 'last' ? range.last : range.kind}
+            onChange={(e) => {
+              const v = e.target.value;
+              if (v === 'all') setRange({ kind: 'all' });
+              else if (v === 'custom') setRange({ kind: 'custom', from: bounds.from ?? isoAt(serverNow() - 3_600_000), ...(bounds.to ? { to: bounds.to } : {}) });
+              else if (isLast(v)) setRange({ kind: 'last', last: v, from: isoAt(serverNow() - LAST_SECONDS[v] * 1000) });
+            }}
+            className="w-36"
+          >
+            <option value="all">{RANGE_LABEL.all}</option>
+            <option value="15m">{RANGE_LABEL['15m']}</option>
+            <option value="1h">{RANGE_LABEL['1h']}</option>
+            <option value="1d">{RANGE_LABEL['1d']}</option>
+            <option value="custom">{RANGE_LABEL.custom}</option>
+          </Select>
+        </label>
+        {range.kind === 'custom' && (
+          <>
+            <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+              From (UTC)
+              <TextInput type="datetime-local" step={1} value={toLocalInput(range.from)} onChange={(e) => setRange({ ...range, from: fromLocalInput(e.target.value) })} className="w-52" />
+            </label>
+            <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+              To (UTC)
+              <TextInput type="datetime-local" step={1} value={toLocalInput(range.to)} onChange={(e) => setRange({ ...range, to: fromLocalInput(e.target.value) })} className="w-52" />
+            </label>
+          </>
+        )}
         <label className="flex min-w-64 flex-1 flex-col gap-1 text-xs font-medium text-slate-600">
           Text
           <TextInput data-search type="search" value={textInput} onChange={(e) => setTextInput(e.target.value)} placeholder="Search lines (press /)" className="w-full" />
@@ -221,12 +301,15 @@ export function LogView({ initialFilter, initialPage, initialFacets }: LogViewPr
             <span aria-hidden className={cx('inline-block size-1.5 rounded-full', live ? 'animate-pulse bg-white' : 'bg-slate-400')} />
             Live tail
           </Button>
-          {(mechanism || action || textInput) && (
+          {(mechanism || action || textInput || author || object || range.kind !== 'all') && (
             <Button
               variant="ghost"
               onClick={() => {
                 setMechanism('');
                 setAction('');
+                setAuthor('');
+                setObject('');
+                setRange({ kind: 'all' });
                 setTextInput('');
               }}
             >
@@ -235,6 +318,24 @@ export function LogView({ initialFilter, initialPage, initialFacets }: LogViewPr
           )}
         </div>
       </div>
+
+      {(object || range.kind === 'last') && (
+        <div className="flex flex-wrap items-center gap-2 text-xs text-slate-600">
+          {object && (
+            <span className="inline-flex items-center gap-1.5 rounded-full bg-indigo-50 py-0.5 pl-2.5 pr-1 text-indigo-800 ring-1 ring-inset ring-indigo-200" data-testid="object-filter">
+              Lines naming <span className="font-mono">{object.replace(':', ' ')}</span>
+              <button type="button" onClick={() => setObject('')} aria-label={`Stop filtering by ${object}`} className="rounded-full px-1 hover:bg-indigo-100">
+                ×
+              </button>
+            </span>
+          )}
+          {range.kind === 'last' && (
+            <span data-testid="range-since">
+              Since <span className="font-mono">{fmtTs(range.from)}</span> UTC ({RANGE_LABEL[range.last].toLowerCase()} when chosen)
+            </span>
+          )}
+        </div>
+      )}
 
       {error && <ErrorPanel message={error} />}
 
@@ -306,8 +407,15 @@ export function LogView({ initialFilter, initialPage, initialFacets }: LogViewPr
                           <Badge tone={toneFor(e.mechanism)}>{e.mechanism}</Badge>
                         </span>
                         <span className="truncate font-medium text-slate-700">{e.action}</span>
-                        <span className="truncate font-mono text-[12px] text-slate-700" title={e.detail}>
-                          {e.detail}
+                        <span className="flex min-w-0 items-center gap-2">
+                          <span className="truncate font-mono text-[12px] text-slate-700" title={e.detail}>
+                            {e.detail}
+                          </span>
+                          {e.author && (
+                            <span className="ml-auto shrink-0 rounded bg-slate-100 px-1.5 font-mono text-[10px] text-slate-500" title={`written by ${e.author}`} data-author={e.author}>
+                              {shortHaid(e.author)}
+                            </span>
+                          )}
                         </span>
                       </>
                     ) : (
@@ -328,7 +436,14 @@ export function LogView({ initialFilter, initialPage, initialFacets }: LogViewPr
               </div>
               <div>
                 <dt className="text-xs font-medium text-slate-500">Time (UTC)</dt>
-                <dd className="font-mono">{activeEntry.ts}</dd>
+                <dd className="font-mono" data-testid="log-detail-time">
+                  {fmtTs(activeEntry.ts)}
+                  {!Number.isNaN(Date.parse(activeEntry.ts)) && (
+                    <span className="ml-2 font-sans text-xs text-slate-500" suppressHydrationWarning>
+                      {Date.parse(activeEntry.ts) <= serverNow() ? `${fmtAge(serverNow() - Date.parse(activeEntry.ts))} ago` : 'in the future'}
+                    </span>
+                  )}
+                </dd>
               </div>
               <div className="flex gap-6">
                 <div>
@@ -342,6 +457,38 @@ export function LogView({ initialFilter, initialPage, initialFacets }: LogViewPr
                   <dd className="font-medium">{activeEntry.action}</dd>
                 </div>
               </div>
+              <div>
+                <dt className="text-xs font-medium text-slate-500">Author</dt>
+                <dd className="break-all font-mono text-[12px]" data-testid="log-detail-author">
+                  {activeEntry.author ? (
+                    <Link href={authorLogHref(activeEntry.author)} onClick={() => setAuthor(activeEntry.author ?? '')} className="text-indigo-700 hover:underline" title="Every line this author wrote">
+                      {activeEntry.author}
+                    </Link>
+                  ) : (
+                    <span className="font-sans text-slate-500">not recorded (a command-line write, or a line from before authors were logged)</span>
+                  )}
+                </dd>
+              </div>
+              {activeEntry.refs.length > 0 && (
+                <div>
+                  <dt className="text-xs font-medium text-slate-500">Names</dt>
+                  <dd>
+                    <ul className="mt-1 space-y-1" data-testid="log-detail-refs">
+                      {activeEntry.refs.map((r) => (
+                        <li key={`${r.kind}:${r.id}`} className="flex flex-wrap items-baseline gap-x-2 text-[13px]">
+                          <span className="text-xs text-slate-500">{REF_LABEL[r.kind]}</span>
+                          <Link href={objectHref(r)} className="break-all font-mono text-[12px] font-medium text-indigo-700 hover:underline" data-ref={`${r.kind}:${r.id}`}>
+                            {r.id}
+                          </Link>
+                          <Link href={logHref(r.kind, r.id)} onClick={() => setObject(`${r.kind}:${r.id}`)} className="text-xs text-slate-500 hover:text-indigo-700 hover:underline">
+                            its lines
+                          </Link>
+                        </li>
+                      ))}
+                    </ul>
+                  </dd>
+                </div>
+              )}
               <div>
                 <dt className="text-xs font-medium text-slate-500">Detail</dt>
                 <dd className="mt-1 whitespace-pre-wrap break-words rounded bg-slate-50 p-2 font-mono text-[12px] text-slate-800" data-testid="log-detail">

@@ -4,7 +4,6 @@ import Link from 'next/link';
 import { type Settled, seeded } from '@/components/data/seed';
 import { useServerNow } from '@/components/data/useServerNow';
 import { AgentsByStatus } from '@/components/agents/AgentsByStatus';
-import type { AgentList } from '@/components/agents/AgentsView';
 import { ClaimStatusBadge, timeLeft } from '@/components/claims/ClaimsView';
 import { SavingsCard } from '@/components/ledger/SavingsCard';
 import { useTRPC } from '@/components/trpc/react';
@@ -12,9 +11,7 @@ import { Badge, toneFor } from '@/components/ui/Badge';
 import { Card } from '@/components/ui/Card';
 import { Code, ErrorPanel } from '@/components/ui/Notice';
 import { fmtInt, fmtTs } from '@/components/ui/format';
-import type { ClaimList } from '@/server/core/claims/claims';
-import type { LedgerReport } from '@/server/core/ledger/ledger';
-import type { LogPage } from '@/server/core/log/query';
+import type { AgentList, ClaimList, LedgerReport, LogPage } from '@/components/trpc/types';
 
 export interface OverviewInitial {
   report: Settled<LedgerReport>;

@@ -6,7 +6,9 @@ import { Badge, type Tone } from '@/components/ui/Badge';
 import { Card } from '@/components/ui/Card';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { fmtInt, fmtTs } from '@/components/ui/format';
-import type { PeerView, TaskRecord } from '@/server/core/handshake/handshake';
+import type { PeerView, TaskRecord } from '@/components/trpc/types';
+import { LogLink } from '@/components/log/LogLink';
+import { cx } from '@/components/ui/cx';
 
 const HEALTH_TONE: Record<string, Tone> = { ok: 'green', degraded: 'amber', down: 'red', unknown: 'slate' };
 const STATE_TONE: Record<string, Tone> = { routed: 'indigo', queued: 'amber', rejected: 'red', done: 'green', error: 'red', partial: 'violet' };
@@ -15,7 +17,7 @@ function iso(s: string | null | undefined): string {
   return s ? fmtTs(s.replace(/\.\d{3}Z$/, 'Z')) : '—';
 }
 
-export function PeersView({ initialPeers, initialTasks }: { initialPeers: Settled<PeerView[]>; initialTasks: Settled<TaskRecord[]> }) {
+export function PeersView({ initialPeers, initialTasks, focus }: { initialPeers: Settled<PeerView[]>; initialTasks: Settled<TaskRecord[]>; focus?: string }) {
   const trpc = useTRPC();
   const peers = useQuery(trpc.peers.list.queryOptions(undefined, seeded(initialPeers)));
   const tasks = useQuery(trpc.peers.tasks.queryOptions(undefined, seeded(initialTasks)));
@@ -31,10 +33,19 @@ export function PeersView({ initialPeers, initialTasks }: { initialPeers: Settle
       ) : (
         <div className="grid gap-3 lg:grid-cols-2 2xl:grid-cols-3" data-testid="peers">
           {(peers.data ?? []).map((p) => (
-            <article key={p.agent_id} className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" aria-label={`peer ${p.agent_id}`} data-peer={p.agent_id}>
+            <article
+              key={p.agent_id}
+              className={cx('rounded-lg border border-slate-200 bg-white p-4 shadow-sm', p.agent_id === focus && 'ring-2 ring-amber-300')}
+              aria-label={`peer ${p.agent_id}`}
+              data-peer={p.agent_id}
+              data-focused={p.agent_id === focus ? 'true' : undefined}
+            >
               <header className="flex items-start justify-between gap-2">
                 <div className="min-w-0">
-                  <h2 className="truncate font-mono text-sm font-semibold text-slate-900">{p.agent_id}</h2>
+                  <h2 className="flex items-baseline gap-2 font-mono text-sm font-semibold text-slate-900">
+                    <span className="truncate">{p.agent_id}</span>
+                    <LogLink kind="peer" id={p.agent_id} className="font-sans" />
+                  </h2>
                   <p className="text-xs text-slate-500">
                     {p.model} · tier {p.model_tier} · {fmtInt(p.context_window)} tokens context · protocol {p.protocol_version}
                   </p>
@@ -81,7 +92,7 @@ export function PeersView({ initialPeers, initialTasks }: { initialPeers: Settle
           ))}
         </div>
       )}
-      <Card title="Dispatched tasks" description="TASK_DISPATCH routing and the TASK_RESULT that came back" bodyClassName="p-0">
+      <Card title="Dispatched tasks" description="TASK_DISPATCH routing and the TASK_RESULT that came back" bodyClassName="overflow-x-auto p-0">
         {(tasks.data ?? []).length === 0 ? (
           <p className="px-4 py-5 text-sm text-slate-500">
             No tasks dispatched yet: <Code>heimdall a2a dispatch &lt; dispatch.json</Code>

@@ -9,7 +9,8 @@ import { Card } from '@/components/ui/Card';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
 import { fmtInt, fmtTs } from '@/components/ui/format';
-import type { WireOverview } from '@/server/trpc/compose';
+import type { WireOverview } from '@/components/trpc/types';
+import { LogLink } from '@/components/log/LogLink';
 
 const TASK_TONE: Record<string, Tone> = {
   pending: 'slate',
@@ -27,11 +28,15 @@ function iso(s: string | null | undefined): string {
   return s ? fmtTs(s.replace(/\.\d{3}Z$/, 'Z')) : '—';
 }
 
-export function StreamsView({ initial }: { initial: Settled<WireOverview> }) {
+export function StreamsView({ initial, initialStream }: { initial: Settled<WireOverview>; initialStream?: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const overview = useQuery(trpc.streams.overview.queryOptions(undefined, seeded(initial)));
-  const [selected, setSelected] = useState<{ topic: string; stream_id: string } | undefined>(undefined);
+  // A stream named in the URL (a link from the log) opens selected.
+  const [selected, setSelected] = useState<{ topic: string; stream_id: string } | undefined>(() => {
+    const s = initial.ok && initialStream ? initial.data.streams.find((r) => r.stream_id === initialStream) : undefined;
+    return s ? { topic: s.topic, stream_id: s.stream_id } : undefined;
+  });
   const [confirm, setConfirm] = useState(false);
   const [replayed, setReplayed] = useState('');
   const replay = useMutation(
@@ -96,7 +101,7 @@ export function StreamsView({ initial }: { initial: Settled<WireOverview> }) {
       ) : (
         d && (
           <div className="grid gap-4 2xl:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
-            <Card title="Streams" description="Select one to read its events" bodyClassName="p-0">
+            <Card title="Streams" description="Select one to read its events" bodyClassName="overflow-x-auto p-0">
               <table className="w-full text-sm" data-testid="streams-table">
                 <thead>
                   <tr className="border-b border-slate-100 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
@@ -104,7 +109,7 @@ export function StreamsView({ initial }: { initial: Settled<WireOverview> }) {
                     <th scope="col" className="px-4 py-2">Status</th>
                     <th scope="col" className="px-4 py-2 text-right">Events</th>
                     <th scope="col" className="px-4 py-2">Last event</th>
-                    <th scope="col" className="px-4 py-2 text-right">Gaps / dups</th>
+                    <th scope="col" className="px-4 py-2 text-right" title="gaps / duplicates">Gaps / dups</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -116,14 +121,15 @@ export function StreamsView({ initial }: { initial: Settled<WireOverview> }) {
                           <button type="button" onClick={() => setSelected({ topic: s.topic, stream_id: s.stream_id })} aria-pressed={on} className="text-left font-mono text-[12px] font-medium text-indigo-700 hover:underline">
                             {s.stream_id}
                           </button>
-                          <span className="ml-1.5 text-[11px] text-slate-500">
+                          <span className="block text-[11px] font-normal text-slate-500">
                             {s.stream_type} · {s.topic}
                           </span>
                         </th>
                         <td className="px-4 py-1.5 text-slate-700">{s.status}</td>
                         <td className="px-4 py-1.5 text-right tabular-nums">{fmtInt(s.event_count)}</td>
                         <td className="px-4 py-1.5 text-[12px]">
-                          <span className="font-mono">{s.last_event_type}</span> <span className="text-slate-500">{iso(s.last_event_at)}</span>
+                          <span className="block font-mono">{s.last_event_type}</span>
+                          <span className="block text-[11px] text-slate-500">{iso(s.last_event_at)}</span>
                         </td>
                         <td className={cx('px-4 py-1.5 text-right tabular-nums', (s.gap_count > 0 || s.duplicate_count > 0) && 'text-amber-700')}>
                           {s.gap_count} / {s.duplicate_count}
@@ -145,7 +151,7 @@ export function StreamsView({ initial }: { initial: Settled<WireOverview> }) {
 
 function TaskRuns({ tasks }: { tasks: WireOverview['tasks'] }) {
   return (
-    <Card title="Task runs" description="task_run_state: status, holder, lease and last heartbeat (stale when a lease ran out without one)" bodyClassName="p-0">
+    <Card title="Task runs" description="task_run_state: status, holder, lease and last heartbeat (stale when a lease ran out without one)" bodyClassName="overflow-x-auto p-0">
       {tasks.length === 0 ? (
         <p className="px-4 py-5 text-sm text-slate-500">No task events yet.</p>
       ) : (
@@ -187,7 +193,7 @@ function StreamEvents({ topic, streamId }: { topic: string; streamId: string }) 
   const trpc = useTRPC();
   const events = useQuery(trpc.streams.events.queryOptions({ topic, stream_id: streamId }));
   return (
-    <Card title={`Events of ${streamId}`} description={events.data ? `${fmtInt(events.data.total)} on topic ${topic}${events.data.total > events.data.events.length ? `, the last ${events.data.events.length} shown` : ''}` : `topic ${topic}`} bodyClassName="p-0">
+    <Card title={`Events of ${streamId}`} actions={<LogLink kind="stream" id={streamId} label="Log lines" />} description={events.data ? `${fmtInt(events.data.total)} on topic ${topic}${events.data.total > events.data.events.length ? `, the last ${events.data.events.length} shown` : ''}` : `topic ${topic}`} bodyClassName="overflow-x-auto p-0">
       {events.error ? (
         <ErrorPanel className="m-4" message={events.error.message} />
       ) : !events.data ? (

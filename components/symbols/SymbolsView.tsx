@@ -5,9 +5,9 @@ import { EditableMap } from '@/components/kv/EditableMap';
 import { useTRPC } from '@/components/trpc/react';
 import { Code, EmptyState, ErrorPanel } from '@/components/ui/Notice';
 
-const KIND = { noun: 'symbol', idLabel: 'Id', valueLabel: 'Value', idPlaceholder: 'F12', valuePlaceholder: 'src/matching/engine.ts' };
+const KIND = { noun: 'symbol', idLabel: 'Id', valueLabel: 'Value', idPlaceholder: 'F12', refKind: 'symbol' as const, valuePlaceholder: 'src/matching/engine.ts' };
 
-export function SymbolsView({ initial }: { initial: Settled<Record<string, string>> }) {
+export function SymbolsView({ initial, focus }: { initial: Settled<Record<string, string>>; focus?: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const list = useQuery(trpc.symbols.list.queryOptions(undefined, seeded(initial)));
@@ -21,6 +21,7 @@ export function SymbolsView({ initial }: { initial: Settled<Record<string, strin
       {list.data && (
         <EditableMap
           kind={KIND}
+          focus={focus}
           entries={list.data}
           onSet={(id, value) => set.mutateAsync({ id, value })}
           onDelete={(id) => del.mutateAsync({ id })}

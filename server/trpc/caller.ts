@@ -4,7 +4,7 @@
  */
 import { createContext } from './context.js';
 import { appRouter } from './root.js';
-import { createCallerFactory, toTrpcError } from './trpc.js';
+import { createCallerFactory, internalDetail, toTrpcError } from './trpc.js';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -20,6 +20,7 @@ export async function settle<T>(load: () => Promise<T>): Promise<Settled<T>> {
     return { ok: true, data: await load() };
   } catch (e) {
     const err = toTrpcError(e);
+    if (err.code === 'INTERNAL_SERVER_ERROR') console.error(`studio: ${internalDetail(err)}`);
     return { ok: false, error: { message: err.message, code: err.code } };
   }
 }

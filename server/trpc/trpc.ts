@@ -2,10 +2,14 @@
  * tRPC for Studio: one init, one error mapping. Routers parse input with zod and make one core call;
  * a `HeimdallError` thrown by the core becomes a `TRPCError` here and nowhere else, keeping the
  * core's message (it is written for a person to act on) and its code (in `data.heimdallCode`).
+ * Any other error is a bug or an environment failure: its message (paths, stack fragments, driver
+ * text) stays in the server output and the browser gets a fixed sentence.
  */
 import { TRPCError, initTRPC } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { type ErrorCode, isHeimdallError } from '../core/errors.js';
+import { spawnHaid } from '../core/identity/index.js';
+import { STUDIO_CLIENT } from './compose.js';
 import type { TrpcContext } from './context.js';
 
 const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
@@ -19,22 +23,36 @@ const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
   internal: 'INTERNAL_SERVER_ERROR',
 };
 
+/** What the browser reads for an error that is not the core's: the details are in the server output. */
+export const INTERNAL_MESSAGE = 'Studio hit an internal error; the details are in the server output.';
+
 /** The one place a core error becomes a transport error. */
 export function toTrpcError(e: unknown): TRPCError {
   if (e instanceof TRPCError) {
     if (isHeimdallError(e.cause)) return toTrpcError(e.cause);
-    return e;
+    if (e.code !== 'INTERNAL_SERVER_ERROR' || e.message === INTERNAL_MESSAGE) return e;
+    return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: INTERNAL_MESSAGE, cause: e.cause ?? e });
   }
   if (isHeimdallError(e)) return new TRPCError({ code: TRPC_CODE[e.code], message: e.message, cause: e });
   const err = e instanceof Error ? e : new Error(String(e));
-  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: err.message, cause: err });
+  return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: INTERNAL_MESSAGE, cause: err });
+}
+
+/** The error behind a TRPCError, for the server's own log (never sent to the browser). */
+export function internalDetail(e: TRPCError): string {
+  const cause = e.cause;
+  return cause instanceof Error ? (cause.stack ?? cause.message) : e.message;
 }
 
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause;
+    // The last line of defence: an error raised outside a procedure (context creation, input
+    // parsing of a malformed batch) has not been through toTrpcError.
+    const internal = error.code === 'INTERNAL_SERVER_ERROR' && !isHeimdallError(cause);
     return {
       ...shape,
+      message: internal ? INTERNAL_MESSAGE : shape.message,
       data: {
         ...shape.data,
         // Stacks stay in the server log; the page shows the message.
@@ -56,6 +74,18 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/**
+ * Studio acts as its own identity, the operator HAID `{root}/studio`: every write made through it is
+ * attributed to that HAID in protocol.log (`ctx.actor`, the line's fifth field). Only mutations
+ * resolve it, so a read never depends on the identity registry (nor creates the root HAID).
+ * Composition root: this is the one place tRPC sets the caller; fold it into the runtime's caller
+ * resolution when that lands.
+ */
+const studioActor = t.middleware(({ ctx, type, next }) => {
+  if (type !== 'mutation' || ctx.core.actor) return next();
+  return next({ ctx: { ...ctx, core: { ...ctx.core, actor: spawnHaid(ctx.core, STUDIO_CLIENT) } } });
+});
+
 export const router = t.router;
-export const procedure = t.procedure.use(mapErrors);
+export const procedure = t.procedure.use(mapErrors).use(studioActor);
 export const createCallerFactory = t.createCallerFactory;

@@ -88,6 +88,68 @@ describe('queryLog', () => {
   });
 });
 
+describe('queryLog: time range, author and object', () => {
+  function ctxWithTimedLog(lines: [string, string, string, string, string?][]) {
+    const ctx = tmpCtx();
+    initPlanning(ctx);
+    fs.writeFileSync(ctx.paths.protocolLog, lines.map(([ts, m, a, d, author]) => `${formatLogLine(ts, m, a, d, author)}\n`).join(''));
+    return ctx;
+  }
+
+  // Out of time order on purpose: writers do not share a clock.
+  const ctx = ctxWithTimedLog([
+    ['2026-06-11T11:00:00Z', 'resolve', 'set', 'F12=src/a.ts', 'h-1/studio'],
+    ['2026-06-11T12:30:00Z', 'capsule', 'write', 'w2 depends=w1'],
+    ['2026-06-11T12:05:00Z', 'resolve', 'delete', 'F12', 'h-1/cursor'],
+    ['2026-06-11T12:59:59Z', 'capsule', 'hydrate', 'w3 -> w1,w2,w3', 'h-1/studio'],
+    ['not a date', 'gate', 'check', 'ok'],
+  ]);
+
+  it('a time range keeps lines at or after `from` and before `to`, whatever their order in the file', () => {
+    expect(queryLog(ctx, { from: '2026-06-11T12:00:00Z' }).entries.map((e) => e.line)).toEqual([4, 3, 2]);
+    expect(queryLog(ctx, { from: '2026-06-11T12:00:00Z', to: '2026-06-11T12:30:00Z' }).entries.map((e) => e.line)).toEqual([3]);
+    expect(queryLog(ctx, { to: '2026-06-11T12:05:00Z' }).entries.map((e) => e.line)).toEqual([1]);
+    // Any ISO-8601 form is accepted for the bounds; they are compared as instants.
+    expect(queryLog(ctx, { from: '2026-06-11T14:00:00+02:00' }).matched).toBe(3);
+  });
+
+  it('bad bounds are a usage error that says what was expected', () => {
+    expect(() => queryLog(ctx, { from: 'last tuesday' })).toThrow(/from must be an ISO-8601 instant such as 2026-06-11T12:00:00Z, got "last tuesday"/);
+    expect(() => queryLog(ctx, { from: '2026-06-11T13:00:00Z', to: '2026-06-11T12:00:00Z' })).toThrow(/from .* must be before to/);
+    expect(() => queryLog(ctx, { object: 'planet:mars' })).toThrow(/object must be kind:id/);
+  });
+
+  it('the text filter finds a timestamp as Studio shows it', () => {
+    expect(queryLog(ctx, { text: '2026-06-11 12:05' }).entries.map((e) => e.line)).toEqual([3]);
+    expect(queryLog(ctx, { text: '2026-06-11T12:05' }).entries.map((e) => e.line)).toEqual([3]);
+  });
+
+  it('filters by author and reports who wrote each line', () => {
+    const p = queryLog(ctx, { author: 'h-1/studio' });
+    expect(p.entries.map((e) => e.line)).toEqual([4, 1]);
+    expect(p.entries[0]?.author).toBe('h-1/studio');
+    expect(queryLog(ctx, { mechanism: 'capsule', action: 'write' }).entries[0]?.author).toBeUndefined();
+    expect(logFacets(ctx).authors).toEqual([
+      { value: 'h-1/cursor', count: 1 },
+      { value: 'h-1/studio', count: 2 },
+    ]);
+  });
+
+  it('filters by the object a line names, and every entry lists the objects it names', () => {
+    expect(queryLog(ctx, { object: 'symbol:F12' }).entries.map((e) => e.line)).toEqual([3, 1]);
+    expect(queryLog(ctx, { object: 'capsule:w1' }).entries.map((e) => e.line)).toEqual([4, 2]);
+    // "w1" appears in no detail as another object's id: substring matches do not count.
+    expect(queryLog(ctx, { object: 'symbol:F1' }).matched).toBe(0);
+    expect(queryLog(ctx, { object: 'capsule:w3', author: 'h-1/studio' }).matched).toBe(1);
+    const hydrate = queryLog(ctx, { object: 'capsule:w3' }).entries[0];
+    expect(hydrate?.refs).toEqual([
+      { kind: 'capsule', id: 'w3' },
+      { kind: 'capsule', id: 'w1' },
+      { kind: 'capsule', id: 'w2' },
+    ]);
+  });
+});
+
 describe('logFacets', () => {
   it('counts mechanisms and actions', () => {
     const ctx = ctxWithLog([

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { closure, listCapsuleIds, readCapsule } from '../../core/capsules/capsules.js';
+import { closure, listCapsuleIds } from '../../core/capsules/capsules.js';
+import { readCapsuleResolved } from '../../core/capsules/where.js';
 import { readCapsuleGraph } from '../compose.js';
 import { procedure, router } from '../trpc.js';
 
@@ -10,8 +11,8 @@ export const capsulesRouter = router({
   ids: procedure.query(({ ctx }) => listCapsuleIds(ctx.core)),
   /** Every capsule, parsed; an unreadable one carries its error instead of failing the graph. */
   graph: procedure.query(({ ctx }) => readCapsuleGraph(ctx.core)),
-  /** One capsule with its text (`heimdall-capsule show`). */
-  get: procedure.input(z.object({ id: z.string().max(200) })).query(({ ctx, input }) => readCapsule(ctx.core, input.id)),
+  /** One capsule with its text (`heimdall-capsule show`) and its `where:` ids resolved to their values. */
+  get: procedure.input(z.object({ id: z.string().max(200) })).query(({ ctx, input }) => readCapsuleResolved(ctx.core, input.id)),
   /** The hydration closure of one capsule, dependencies first (what `heimdall-capsule deps` prints). */
   closure: procedure.input(z.object({ id: z.string().max(200) })).query(({ ctx, input }) => closure(ctx.core, [input.id]).map((c) => c.id)),
 });
