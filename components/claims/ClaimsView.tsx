@@ -14,7 +14,7 @@ import { fmtAge, fmtTs } from '@/components/ui/format';
 import type { ClaimList, ClaimStatus, ClaimView } from '@/server/core/claims/claims';
 import type { Decision } from '@/server/core/decisions/decisions';
 
-const STATUS_TONE: Record<ClaimStatus, Tone> = { active: 'green', expired: 'slate', retired: 'amber' };
+const STATUS_TONE: Record<ClaimStatus, Tone> = { active: 'green', expired: 'slate', retired: 'amber', released: 'slate' };
 
 export function ClaimStatusBadge({ status }: { status: ClaimStatus }) {
   return <Badge tone={STATUS_TONE[status]}>{status}</Badge>;
@@ -76,7 +76,7 @@ export function ClaimsView({ initial, initialDecisions, initialNow }: { initial:
               </thead>
               <tbody>
                 {data.claims.map((c) => (
-                  <ClaimRow key={c.haid} claim={c} now={now} onReleased={setNotice} />
+                  <ClaimRow key={c.id} claim={c} now={now} onReleased={setNotice} />
                 ))}
               </tbody>
             </table>
@@ -120,7 +120,7 @@ function ClaimRow({ claim: c, now, onReleased }: { claim: ClaimView; now: number
   const release = useMutation(
     trpc.claims.release.mutationOptions({
       onSuccess: (r) => {
-        onReleased(`Released ${r.released.haid}'s claim; recorded as decision ${r.decision.id}.`);
+        onReleased(`Released ${r.released.map((x) => `${x.haid}'s claim ${x.id}`).join(', ')}; recorded as decision ${r.decision.id}.`);
         void qc.invalidateQueries({ queryKey: trpc.claims.pathKey() });
       },
       onError: (e) => setError(e.message),
@@ -157,7 +157,7 @@ function ClaimRow({ claim: c, now, onReleased }: { claim: ClaimView; now: number
             onSubmit={(e) => {
               e.preventDefault();
               setError(null);
-              release.mutate({ haid: c.haid, reason });
+              release.mutate({ haid: c.haid, id: c.id, reason });
             }}
           >
             <label htmlFor={`${id}-reason`} className="sr-only">

@@ -17,7 +17,7 @@ import { writeCapsule } from '../capsules/capsules.js';
 import { computeDelta, logTokens, setBaseline } from '../ledger/ledger.js';
 import { logAction } from '../log/protocolLog.js';
 import { validateMessage } from '../messages/validate.js';
-import { initPlanning } from '../planning/init.js';
+import { initPlanning, planningHoldsState } from '../planning/init.js';
 import { parseJsonFile } from '../planning/fsx.js';
 import { setSymbols } from '../symbols/symbols.js';
 
@@ -103,6 +103,9 @@ export function runDemo(ctx: Ctx, opts: { fixture?: string; run?: string } = {})
   const invariants = readText(dir, wave.invariants);
   const run = opts.run ?? ctx.ids.next('demo-');
   const count = (label: string, text: string): DemoText => ({ label, text, tokens: ctx.tokenizer.count(text) });
+  // The demo overwrites symbols, capsules, a fact and the baseline: never in a workspace with state.
+  const held = planningHoldsState(ctx);
+  if (held) throw new HeimdallError('conflict', `the demo does not run in ${ctx.root}: it holds state (${held}) the demo would overwrite. Run it in a new folder (heimdall-protocol demo picks one and prints it).`);
   initPlanning(ctx);
   logAction(ctx, 'protocol', 'demo', `start run ${run} (fixture ${path.basename(dir)}, ${wave.tasks.length} spawns)`);
 

@@ -97,7 +97,7 @@ export interface ImportReport {
 export const PATH_PREFIX = 'F';
 
 export function tasksFilePath(ctx: Ctx): string {
-  return path.join(ctx.paths.protocolDir, 'tasks.json');
+  return ctx.paths.gsdTasks;
 }
 
 function readTasksFile(file: string): TasksFile | undefined {

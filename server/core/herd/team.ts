@@ -85,11 +85,11 @@ const TOP_KEYS = ['version', 'default_tier', 'tiers', 'agents', 'members'];
 const TIER_KEYS = ['context_budget', 'receives', 'sends', 'visibility'];
 
 export function herdDir(ctx: Ctx): string {
-  return path.join(ctx.root, 'herd');
+  return ctx.paths.herdDir;
 }
 
 export function teamFile(ctx: Ctx): string {
-  return path.join(herdDir(ctx), 'team.json');
+  return ctx.paths.herdTeam;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
