@@ -117,7 +117,7 @@ export function createRuntime(opts: RuntimeOptions = {}): Runtime {
       try {
         return { log: await log.get() };
       } catch (e) {
-        return { problem: `wire log unavailable, no event appended: ${(e as Error).message}` };
+        return { problem: (e as Error).message };
       }
     },
     readModel: () => store.get(),

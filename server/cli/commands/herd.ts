@@ -1,4 +1,6 @@
+import { parseAgentAddress } from '../../core/herd/address.js';
 import { checkin, listAgents, peekInbox, send } from '../../core/herd/checkin.js';
+import { isAddressLike } from '../../core/identity/agent.js';
 import { readTeam, teamFile, writeDefaultTeam } from '../../core/herd/team.js';
 import { bool, list, parseArgs, requireStr, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
@@ -45,7 +47,10 @@ export const command: Command = {
       const a = str(p, 'as');
       const c = str(p, 'client-identity');
       if (a !== undefined && c !== undefined && a !== c) throw usageError(USAGE, '--as and --client-identity name different callers; give one');
-      const who = caller(a ?? c, a !== undefined ? '--as' : '--client-identity');
+      const flag = a ?? c;
+      // A bare word is no agent: refused with the accepted forms rather than taken as a client name.
+      if (flag !== undefined && !flag.includes('/') && !isAddressLike(flag)) parseAgentAddress(flag, 'caller');
+      const who = caller(flag, a !== undefined ? '--as' : '--client-identity');
       if (!who.identity.known) throw usageError(USAGE, 'name the caller with --as ADDRESS (e.g. --as mason.1@core) or HEIMDALL_AGENT');
       if (!who.identity.address) throw usageError(USAGE, `${who.identity.haid} names a client, not an agent session, so it has no herd address: name the caller as name.instance@team (e.g. --as mason.1@core)`);
       return { ctx: who.ctx, address: who.identity.address };

@@ -104,6 +104,7 @@ export function parseAgentRef(root: string, ref: unknown, kind: string, opts: { 
   const session = parseSessionName(text);
   if (session) return { haid: haidOfAddress(root, session), address: session.text, role: session.name };
   if (text === root) return { haid: root, address: null, role: root };
+  if (!opts.clients) checkHaid(text, kind); // "invalid HAID ..." with the rule, for what is no name at all
   if (opts.clients && !ROOT_LIKE.test(text)) {
     const slug = clientSlug(text);
     return { haid: `${root}/${slug}`, address: null, role: slug };

@@ -23,7 +23,7 @@ import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { isoSeconds } from '../ports.js';
 import { isAgentAddress } from '../herd/address.js';
 import { type AgentIdentity, addressOfHaid, parseAgentRef } from './agent.js';
-import { HAID_SEGMENT, checkHaid, roleOf } from './haid.js';
+import { HAID_SEGMENT, checkHaid, clientSlug, roleOf } from './haid.js';
 
 export type HaidStatus = 'active' | 'retired';
 
@@ -196,7 +196,7 @@ export function registerHaid(ctx: Ctx, haidInput: string, roleInput?: string): R
   const haid = parseAgentRef(root, haidInput, 'HAID').haid;
   if (haid === root) throw new HeimdallError('invalid', `${haid} is the root HAID; register a client HAID beneath it, e.g. ${root}/cursor`);
   const own = roleOf(haid);
-  const role = roleInput === undefined ? own : roleInput.trim().toLowerCase();
+  const role = roleInput === undefined ? own : clientSlug(roleInput);
   if (role !== own) {
     throw new HeimdallError(
       'invalid',

@@ -18,7 +18,7 @@ export const a2aTools: ToolDef[] = [
     run: async (a, tc) => {
       const wire = await tc.runtime.tryWireLog();
       const r = await announce(tc.ctx, a.message, { as: caller(tc), wire: wire.log });
-      return wire.problem ? { ...r, warnings: [...(r.warnings ?? []), wire.problem] } : { ...r };
+      return wire.problem ? { ...r, warnings: [...(r.warnings ?? []), `wire log unavailable, no event appended: ${wire.problem}`] } : { ...r };
     },
   }),
   defineTool<{ message: Record<string, unknown>; to?: string; dry_run?: boolean; client_identity?: string }>({

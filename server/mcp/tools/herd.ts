@@ -46,7 +46,7 @@ export const herdTools: ToolDef[] = [
       const as = caller(tc);
       const wire = await tc.runtime.tryWireLog();
       const r = await checkin(tc.ctx, { as, status: a.status, task: a.task, depends: a.depends }, { wire: wire.log });
-      const warnings = [...(r.warnings ?? []), ...(wire.problem ? [wire.problem] : [])];
+      const warnings = [...(r.warnings ?? []), ...(wire.problem ? [`wire log unavailable, no event appended: ${wire.problem}`] : [])];
       return { messages: r.messages, context: r.context, heartbeat_ack: r.heartbeat_ack, agent: r.agent, tier: r.tier, ...(warnings.length ? { warnings } : {}) };
     },
   }),
