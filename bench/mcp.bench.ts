@@ -64,6 +64,7 @@ export default async function ({ root }: { root: string }): Promise<string> {
   try {
     // 1. The context cost of the tool definitions.
     const planning1 = path.join(base, 'a/.planning');
+    fs.mkdirSync(planning1, { recursive: true }); // the server serves an existing tree only
     const client = await connect(root, planning1, 'bench');
     const list = await client.listTools();
     const full = JSON.stringify(list);
@@ -87,7 +88,7 @@ export default async function ({ root }: { root: string }): Promise<string> {
     const times: number[] = [];
     for (let i = 0; i < CALLS; i++) {
       const t = performance.now();
-      const r = await client.callTool({ name: 'make_claim', arguments: { surfaces: ['src/a/**'], task: `T-${i}` } });
+      const r = await client.callTool({ name: 'make_claim', arguments: { surfaces: ['src/a/**'], task: 'T' } }); // one task: each call extends the agent's claim
       times.push(performance.now() - t);
       if (r.isError) throw new Error(`make_claim failed: ${JSON.stringify(r.content)}`);
     }
@@ -99,7 +100,7 @@ export default async function ({ root }: { root: string }): Promise<string> {
     const busyTimes: number[] = [];
     for (let i = 0; i < 220; i++) {
       const t = performance.now();
-      const r = await busy.callTool({ name: 'make_claim', arguments: { surfaces: ['new/src/**'], task: `T-${i}` } });
+      const r = await busy.callTool({ name: 'make_claim', arguments: { surfaces: ['new/src/**'], task: 'T' } });
       if (i >= 20) busyTimes.push(performance.now() - t);
       if (r.isError) throw new Error(`make_claim failed: ${JSON.stringify(r.content)}`);
     }

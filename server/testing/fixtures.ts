@@ -18,6 +18,16 @@ export function tmpDir(prefix = 'heimdall-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * A new, empty planning tree for the bin/ programs: an empty `.planning/` folder is a tree (they
+ * work in it), a missing one is not (only `heimdall init` creates one).
+ */
+export function tmpPlanning(prefix?: string): string {
+  const p = path.join(tmpDir(prefix), '.planning');
+  fs.mkdirSync(p);
+  return p;
+}
+
 /** A fresh planning root (not yet initialised) and a context on it with a fixed clock. */
 export function tmpCtx(startIso = '2026-06-11T12:07:27Z'): Ctx & { clock: ReturnType<typeof fixedClock> } {
   const root = path.join(tmpDir(), '.planning');

@@ -7,11 +7,12 @@ const USAGE = 'heimdall bench gsd DIR [--json] [--keep]   (DIR: a GSD project fo
 
 export const command: Command = {
   summary: 'token benchmarks',
-  async run(argv, { io, ctx }) {
+  async run(argv, { io, runtime }) {
     const p = parseArgs(argv, { usage: USAGE, flags: { json: 'boolean', keep: 'boolean' }, positionals: [2, 2] });
     const [kind, dir] = p.positionals as [string, string];
     if (kind !== 'gsd') throw usageError(USAGE, `unknown bench ${JSON.stringify(kind)} (supported: gsd)`);
-    const r = benchGsd(ctx(), dir, { keep: bool(p, 'keep') });
+    // Measured on a copy in its own folder: only the ports are needed, not a planning tree here.
+    const r = benchGsd(runtime.ctxAt(runtime.tree.root), dir, { keep: bool(p, 'keep') });
     if (bool(p, 'json')) printJson(io, r);
     else {
       for (const line of formatBench(r)) io.out(line);

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin } from '../../testing/fixtures.js';
+import { runBin, tmpPlanning } from '../../testing/fixtures.js';
 import { FIXTURES, copyFixture, hashTree, syntheticProject, tmp } from './_testkit.js';
 
 describe('heimdall import gsd', () => {
@@ -29,7 +29,7 @@ describe('heimdall import gsd', () => {
   it('reads --from another tree and writes only to its own planning root', () => {
     const src = path.join(FIXTURES, 'FabienStarseed__wind-turbines-reports');
     const before = hashTree(src);
-    const planning = path.join(tmp(), '.planning');
+    const planning = tmpPlanning();
     const r = runBin('heimdall', ['import', 'gsd', '--from', src, '--json'], { planning });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ plans: 18, summaries: 18, capsules: { total: 18 } });
@@ -38,7 +38,7 @@ describe('heimdall import gsd', () => {
   });
 
   it('rejects unknown sources and missing trees with a usage or not-found exit code', () => {
-    const planning = path.join(tmp(), '.planning');
+    const planning = tmpPlanning();
     const bad = runBin('heimdall', ['import', 'jira'], { planning });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/usage: heimdall import gsd/);
