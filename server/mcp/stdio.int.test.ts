@@ -215,7 +215,8 @@ describe('heimdall-ledger-mcp over stdio', () => {
 
   it('a reconnect of the same session keeps its HAID and its claims: HEIMDALL_AGENT, or the session id Claude Code passes', async () => {
     const dir = planningDir();
-    for (const env of [{ HEIMDALL_AGENT: 'claude-code.2' }, { CLAUDE_CODE_SESSION_ID: '4a0b9d5e-6f61-4bb2-9c1e-1f2a3b4c5d6e' }]) {
+    const sessions: Array<Record<string, string>> = [{ HEIMDALL_AGENT: 'claude-code.2' }, { CLAUDE_CODE_SESSION_ID: '4a0b9d5e-6f61-4bb2-9c1e-1f2a3b4c5d6e' }];
+    for (const env of sessions) {
       const first = await connect(dir, 'claude-code', env);
       const made = await first.call('make_claim', { surfaces: [`keep/${Object.keys(env)[0]}/**`], task: 'T-1' });
       await first.close();

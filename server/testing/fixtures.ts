@@ -40,8 +40,8 @@ export function tmpCtx(startIso = '2026-06-11T12:07:27Z'): Ctx & { clock: Return
  * or locate the tree (HEIMDALL_AGENT, a client session id such as CLAUDE_CODE_SESSION_ID, ...), so a
  * test run inside an agent session behaves as one run in a plain terminal. Tests set them explicitly.
  */
-export function hermeticEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env };
+export function hermeticEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['HEIMDALL_AGENT', 'HEIMDALL_HAID', 'HEIMDALL_PLANNING_DIR', 'HEIMDALL_CEILING_DIRECTORIES', 'CLAUDE_CODE_SESSION_ID', 'CODEX_THREAD_ID', 'CLAUDE_PROJECT_DIR']) delete env[k];
   return { ...env, ...extra };
 }
