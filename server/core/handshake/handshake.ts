@@ -7,7 +7,6 @@
  * dispatchers never both pick the same "least loaded" peer from the same stale count. Herd messages
  * (the leader's flag, the executor's directive) are sent after the lock is released.
  */
-import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { readLedger } from '../ledger/ledger.js';
@@ -38,7 +37,7 @@ import {
   validateDispatch,
   validateResult,
 } from './messages.js';
-import { type PeerProfile, type PeerStore, buildProfile, filePeerStore, handshakeDir } from './profile.js';
+import { type PeerProfile, type PeerStore, buildProfile, filePeerStore } from './profile.js';
 import { checkReply } from './reply.js';
 import { DEFAULT_PRIORITY_TIERS, type RouteDecision, route } from './route.js';
 

@@ -5,7 +5,6 @@
  * Profiles are kept behind `PeerStore`, so where they live is one local decision: the file store
  * (`.planning/handshake/peers.json`, versioned) or the wire read model.
  */
-import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { readVersionedMap, updateVersionedMap } from '../planning/state.js';

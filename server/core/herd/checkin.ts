@@ -14,7 +14,7 @@ import { HeimdallError } from '../errors.js';
 import { listCapsuleIds, readCapsule } from '../capsules/capsules.js';
 import { listClaims } from '../claims/claims.js';
 import { globsOverlap } from '../claims/glob.js';
-import { parseAgentRef } from '../identity/agent.js';
+import { haidOfAddress, parseAgentRef } from '../identity/agent.js';
 import { readRegistry as readIdentities } from '../identity/registry.js';
 import { logAction } from '../log/protocolLog.js';
 import { checkName } from '../planning/ids.js';
@@ -395,6 +395,8 @@ export function peekInbox(ctx: Ctx, as: string): { agent: string; tier: string; 
 
 export interface AgentView {
   address: string;
+  /** The same agent's HAID (one identity, two names); null until the tree has a root HAID. */
+  haid: string | null;
   name: string;
   team: string;
   tier: string;
@@ -420,12 +422,14 @@ export function listAgents(ctx: Ctx): { agents: AgentView[]; pooled: number; thr
   const j = readJournal(ctx);
   const pending = pendingCopies(j.lines);
   const now = ctx.clock.now();
+  const root = readIdentities(ctx).root;
   const agents = knownAgents(registry, team).map((addr): AgentView => {
     const a = parseAgentAddress(addr);
     const r = registry[addr];
     const last = r ? Date.parse(r.last_checkin) : undefined;
     return {
       address: addr,
+      haid: root ? haidOfAddress(root, a) : null,
       name: a.name,
       team: a.team,
       tier: tierOf(team, a).name,

@@ -18,7 +18,6 @@
  * A hand-edited file that breaks these rules is refused with the field, what was expected and an
  * example; nothing ever rewrites it except `writeDefaultTeam` when it does not exist.
  */
-import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { atomicWrite, fileExists, readJsonFile, withLock } from '../planning/fsx.js';
