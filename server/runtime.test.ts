@@ -74,15 +74,15 @@ describe('createRuntime', () => {
     await rt.close();
   });
 
-  it('resolves the caller in its own environment: HEIMDALL_AGENT names the agent, and actingAs authors its writes', () => {
+  it('resolves the caller in its own environment: HEIMDALL_AGENT names the agent, and actingAs authors its writes', async () => {
     const root = path.join(tmpDir(), '.planning');
     fs.mkdirSync(root);
     const rt = createRuntime({ env: env({ HEIMDALL_PLANNING_DIR: root, HEIMDALL_AGENT: 'mason.1@core' }) });
-    const me = rt.identify({ otherwise: { fallback: 'cli', known: false } });
+    const me = await rt.identify({ otherwise: { fallback: 'cli', known: false } });
     const r = rootHaid(makeCtx(root));
     expect(me).toMatchObject({ haid: `${r}/core/mason.1`, address: 'mason.1@core', source: 'HEIMDALL_AGENT', known: true });
     expect(rt.actingAs(me).actor).toBe(me.haid);
-    const plain = rt.identify({ env: {}, otherwise: { fallback: 'cli', known: false } });
+    const plain = await rt.identify({ env: {}, otherwise: { fallback: 'cli', known: false } });
     expect(plain).toMatchObject({ haid: `${r}/cli`, known: false });
     expect(rt.actingAs(plain).actor).toBeUndefined();
   });

@@ -12,7 +12,8 @@
  */
 import { type Ctx, makeCtx } from './core/context.js';
 import { HeimdallError } from './core/errors.js';
-import { type CallerIdentity, type CallerInput, identifyCaller } from './core/identity/session.js';
+import { envNamesCaller } from './core/identity/env.js';
+import type { CallerIdentity, CallerInput } from './core/identity/session.js';
 import { type PlanningLocation, locatePlanningTree, noTreeMessage } from './core/planning/paths.js';
 import { type Clock, fixedClock, systemClock } from './core/ports.js';
 import type { WireLog } from './core/wire/log.js';
@@ -23,12 +24,18 @@ export interface Runtime {
   readonly env: Record<string, string | undefined>;
   /** Where the planning tree is, how it was found, and whether it exists. */
   readonly tree: PlanningLocation;
+  /** True when the environment names the caller (HEIMDALL_AGENT, HEIMDALL_HAID, a client session id). */
+  readonly envNamesCaller: boolean;
   /** The core context on the tree, with no author. Throws `environment` (exit 2) when there is no tree. */
   readonly ctx: Ctx;
   /** A context on any planning root with this runtime's ports (`init` on a missing tree, the demo's own workspace). */
   ctxAt(root: string, actor?: string): Ctx;
-  /** Who is calling, by the one rule of identity/session.ts, in this process's environment (unless `env` is given). */
-  identify(input: Omit<CallerInput, 'env'> & { env?: CallerInput['env'] }): CallerIdentity;
+  /**
+   * Who is calling, by the one rule of identity/session.ts, in this process's environment (unless
+   * `env` is given). Asynchronous because the rule (registry, hashing) is loaded on first use, so a
+   * CLI command that names nobody does not pay for it at start-up.
+   */
+  identify(input: Omit<CallerInput, 'env'> & { env?: CallerInput['env'] }): Promise<CallerIdentity>;
   /** The context whose writes are authored by `caller` (`ctx.actor`), or the plain context for an unknown caller. */
   actingAs(caller: CallerIdentity): Ctx;
   /** The wire log the environment selects, opened on first use and kept until `close()`. */
@@ -101,12 +108,15 @@ export function createRuntime(opts: RuntimeOptions = {}): Runtime {
   const runtime: Runtime = {
     env,
     tree,
+    envNamesCaller: envNamesCaller(env),
     get ctx() {
       return ctx();
     },
     ctxAt,
-    identify(input) {
-      return identifyCaller(ctx(), { ...input, env: input.env ?? env });
+    async identify(input) {
+      const c = ctx();
+      const { identifyCaller } = await import('./core/identity/session.js');
+      return identifyCaller(c, { ...input, env: input.env ?? env });
     },
     actingAs(caller) {
       const c = ctx();

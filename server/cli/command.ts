@@ -20,7 +20,7 @@ export interface CliEnv {
    * name.instance), else the one the environment names, else `{root}/cli`; and the context whose
    * writes it authors (none for the plain `{root}/cli`).
    */
-  caller(explicit?: string, kind?: string): { ctx: Ctx; identity: CallerIdentity };
+  caller(explicit?: string, kind?: string): Promise<{ ctx: Ctx; identity: CallerIdentity }>;
 }
 
 export interface Command {

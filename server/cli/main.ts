@@ -4,6 +4,7 @@
  */
 import { EXIT_CODES, isHeimdallError } from '../core/errors.js';
 import type { Ctx } from '../core/context.js';
+import type { CallerIdentity } from '../core/identity/session.js';
 import type { Runtime } from '../runtime.js';
 import type { CliEnv } from './command.js';
 import { type Io, processIo } from './io.js';
@@ -49,17 +50,29 @@ export async function main(prog: string, argv: string[], io: Io, factory?: Runti
   let runtime: Runtime | undefined;
   try {
     const rt = (runtime = await makeRuntime(factory));
+    // A call made by an agent the environment names (HEIMDALL_AGENT, a client session) is that
+    // agent's: resolved before the command runs, so a bad name fails before anything is written. A
+    // plain call has no author and does not load the identity rule at all.
+    let envCaller: { ok: CallerIdentity } | { error: unknown } | undefined;
+    if (rt.envNamesCaller && rt.tree.exists) {
+      envCaller = await rt.identify({ otherwise: { fallback: 'cli', known: false } }).then(
+        (ok) => ({ ok }),
+        (error: unknown) => ({ error }),
+      );
+    }
     let cached: Ctx | undefined;
-    const { envNamesCaller } = await import('../core/identity/session.js');
     const env: CliEnv = {
       io,
       prog: shown,
       runtime: rt,
-      // A plain CLI call has no author; one made by a named agent (HEIMDALL_AGENT, a client session)
-      // is that agent's, resolved before anything is written so a bad name changes nothing.
-      ctx: () => (cached ??= envNamesCaller(rt.env) ? rt.actingAs(rt.identify({ otherwise: { fallback: 'cli', known: false } })) : rt.ctx),
-      caller: (explicit, kind) => {
-        const identity = rt.identify({ explicit, explicitKind: kind, otherwise: { fallback: 'cli', known: false } });
+      ctx: () => {
+        if (cached) return cached;
+        if (envCaller && 'error' in envCaller) throw envCaller.error;
+        cached = envCaller ? rt.actingAs(envCaller.ok) : rt.ctx;
+        return cached;
+      },
+      caller: async (explicit, kind) => {
+        const identity = await rt.identify({ explicit, explicitKind: kind, otherwise: { fallback: 'cli', known: false } });
         return { ctx: rt.actingAs(identity), identity };
       },
     };

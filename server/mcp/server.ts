@@ -104,7 +104,7 @@ class InitializeShim implements Transport {
 
   constructor(
     private readonly inner: Transport,
-    private readonly onClient: (name: string | undefined) => string | undefined,
+    private readonly onClient: (name: string | undefined) => Promise<string | undefined>,
   ) {}
 
   get sessionId(): string | undefined {
@@ -114,26 +114,36 @@ class InitializeShim implements Transport {
   async start(): Promise<void> {
     this.inner.onclose = () => this.onclose?.();
     this.inner.onerror = (e) => this.onerror?.(e);
+    // Messages reach the SDK one after another, in the order they came; `initialize` is held until
+    // the connection's identity is resolved, so its answer, and every call after it, follow that.
     this.inner.onmessage = (msg, extra) => {
-      const m = msg as { method?: unknown; id?: unknown };
-      if (m.method === 'initialize' && m.id !== undefined) {
-        if (this.initialized) {
-          const error = { code: ErrorCode.InvalidRequest, message: `initialize was already received on this connection${this.who ? ` (acting as ${this.who})` : ''}; a connection's identity is fixed: open a new connection for a new session` };
-          this.inner.send({ jsonrpc: '2.0', id: m.id as string | number, error } as JSONRPCMessage).catch((e: Error) => this.onerror?.(e));
-          return;
-        }
-        this.initialized = true;
-        const { message, clientName } = normalizeInitialize(msg);
-        this.who = this.onClient(clientName);
-        this.onmessage?.(message, extra);
-        return;
-      }
-      this.onmessage?.(msg, extra);
+      this.queue = this.queue.then(() => this.deliver(msg, extra)).catch((e: Error) => this.onerror?.(e));
     };
     await this.inner.start();
   }
 
+  private queue: Promise<void> = Promise.resolve();
   private who: string | undefined;
+
+  private async deliver(msg: JSONRPCMessage, extra: unknown): Promise<void> {
+    const m = msg as { method?: unknown; id?: unknown };
+    if (m.method === 'initialize' && m.id !== undefined) {
+      if (this.initialized) {
+        const error = {
+          code: ErrorCode.InvalidRequest,
+          message: `initialize was already received on this connection${this.who ? ` (acting as ${this.who})` : ''}; a connection's identity is fixed: open a new connection for a new session`,
+        };
+        await this.inner.send({ jsonrpc: '2.0', id: m.id as string | number, error } as JSONRPCMessage);
+        return;
+      }
+      this.initialized = true;
+      const { message, clientName } = normalizeInitialize(msg);
+      this.who = await this.onClient(clientName);
+      this.onmessage?.(message, extra);
+      return;
+    }
+    this.onmessage?.(msg, extra);
+  }
 
   send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
     return this.inner.send(message, options);
@@ -155,9 +165,9 @@ export interface LedgerServer {
   /** Connect to a transport (stdio in production, in-memory in tests). */
   connect(transport: Transport): Promise<void>;
   /** The identity of this connection: calls without client_identity act as it (fixed at initialize). */
-  sessionIdentity(): CallerIdentity;
+  sessionIdentity(): Promise<CallerIdentity>;
   /** Its HAID. */
-  sessionHaid(): string;
+  sessionHaid(): Promise<string>;
 }
 
 export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
@@ -172,28 +182,24 @@ export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
 
   // The connection's identity, fixed once (at initialize, or at the first call of a client that
   // skipped it); a failure to resolve it is kept and reported on every call, where the agent reads it.
-  let session: { identity?: CallerIdentity; error?: unknown } | undefined;
-  const fix = (clientName: string | undefined) => {
-    try {
-      session = { identity: runtime.identify({ client: clientName, otherwise: { fresh: clientName ?? ANONYMOUS_CLIENT } }) };
-    } catch (e) {
-      session = { error: e };
-    }
-    return session;
+  let session: Promise<CallerIdentity> | undefined;
+  const fix = (clientName: string | undefined): Promise<CallerIdentity> => {
+    const p = runtime.identify({ client: clientName, otherwise: { fresh: clientName ?? ANONYMOUS_CLIENT } });
+    p.catch(() => undefined); // reported at each call, not as an unhandled rejection
+    session = p;
+    return p;
   };
-  const own = (): CallerIdentity => {
-    const s = session ?? fix(undefined);
-    if (s.error !== undefined) throw s.error;
-    return s.identity as CallerIdentity;
-  };
-  // client_identity overrides, resolved once per connection.
-  const others = new Map<string, CallerIdentity>();
-  const actingAs = (explicit: string | undefined): CallerIdentity => {
+  const own = (): Promise<CallerIdentity> => session ?? fix(undefined);
+  // client_identity overrides, resolved once per connection (a name that fails is tried again).
+  const others = new Map<string, Promise<CallerIdentity>>();
+  const actingAs = (explicit: string | undefined): Promise<CallerIdentity> => {
     if (explicit === undefined) return own();
     let id = others.get(explicit);
     if (!id) {
-      id = runtime.identify({ explicit, explicitKind: 'client_identity', otherwise: { fresh: ANONYMOUS_CLIENT } });
-      others.set(explicit, id);
+      const p = runtime.identify({ explicit, explicitKind: 'client_identity', otherwise: { fresh: ANONYMOUS_CLIENT } });
+      p.catch(() => others.delete(explicit));
+      others.set(explicit, p);
+      id = p;
     }
     return id;
   };
@@ -221,13 +227,13 @@ export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
       const problems = entry.check(args);
       if (problems.length) {
         try {
-          identity = actingAs(explicit); // so even this error echoes who asked, when that is known
+          identity = await actingAs(explicit); // so even this error echoes who asked, when that is known
         } catch {
           /* the identity is one of the problems, or unusable: reported without a HAID */
         }
         throw new HeimdallError('invalid', `invalid arguments for ${name}: ${problems.join('; ')}. Expected ${entry.signature}`);
       }
-      identity = actingAs(explicit);
+      identity = await actingAs(explicit);
       const out = await entry.tool.run(args, { ctx: runtime.actingAs(identity), haid: identity.haid, identity, runtime });
       const structured = { haid: identity.haid, ...out };
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
@@ -236,22 +242,24 @@ export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
     }
   });
 
-  const onClient = (clientName: string | undefined): string | undefined => {
-    const s = fix(clientName);
-    if (s.identity) {
-      log(`client ${JSON.stringify(clientName ?? ANONYMOUS_CLIENT)} attributed as ${s.identity.haid}${s.identity.address ? ` (${s.identity.address})` : ''}, ${s.identity.source}${s.identity.via ? ` ${s.identity.via}` : ''}`);
-      return s.identity.haid;
-    }
-    // Reported to the client on its first tool call, where it can act on it.
-    log(`cannot attribute client ${JSON.stringify(clientName ?? ANONYMOUS_CLIENT)}: ${(s.error as Error).message}`);
-    return undefined;
-  };
+  const onClient = (clientName: string | undefined): Promise<string | undefined> =>
+    fix(clientName).then(
+      (id) => {
+        log(`client ${JSON.stringify(clientName ?? ANONYMOUS_CLIENT)} attributed as ${id.haid}${id.address ? ` (${id.address})` : ''}, ${id.source}${id.via ? ` ${id.via}` : ''}`);
+        return id.haid;
+      },
+      (e: Error) => {
+        // Reported to the client on its first tool call, where it can act on it.
+        log(`cannot attribute client ${JSON.stringify(clientName ?? ANONYMOUS_CLIENT)}: ${e.message}`);
+        return undefined;
+      },
+    );
 
   return {
     server,
     tools,
     connect: (transport) => server.connect(new InitializeShim(transport, onClient)),
     sessionIdentity: own,
-    sessionHaid: () => own().haid,
+    sessionHaid: async () => (await own()).haid,
   };
 }

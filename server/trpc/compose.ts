@@ -6,6 +6,7 @@
 import { readCapsuleGraph, type CapsuleNode } from '../core/capsules/graph.js';
 import type { Ctx } from '../core/context.js';
 import { releaseClaimAsDecision as releaseAsDecision } from '../core/decisions/release.js';
+import { spawnHaid } from '../core/identity/registry.js';
 import { replay } from '../core/wire/listener.js';
 import { MAX_STREAM_EVENTS, type StreamRow, type WireOverview, readStreamEvents, wireOverview as overview } from '../core/wire/overview.js';
 import type { LogRecord } from '../core/wire/types.js';
@@ -17,7 +18,7 @@ export { readCapsuleGraph, MAX_STREAM_EVENTS, STUDIO_CLIENT, type CapsuleNode, t
 /** Release one claim (`id`) or all of a holder's claims on its behalf, recorded as a decision of Studio's operator. */
 export function releaseClaimAsDecision(ctx: Ctx, target: { haid?: string; id?: string }, reason: string | undefined) {
   // The caller is who the composition root says: Studio's context carries its operator as the actor.
-  const by = ctx.actor ?? runtimeFor(ctx).identify({ env: {}, otherwise: { fallback: STUDIO_CLIENT, known: true } }).haid;
+  const by = ctx.actor ?? spawnHaid(ctx, STUDIO_CLIENT);
   return releaseAsDecision(ctx, { ...target, by, reason });
 }
 

@@ -1,7 +1,6 @@
 import { HeimdallError } from '../../core/errors.js';
 import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/handshake/handshake.js';
 import { isAddressLike } from '../../core/identity/agent.js';
-import { envNamesCaller } from '../../core/identity/session.js';
 import { bool, parseArgs, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';
@@ -42,17 +41,13 @@ export const command: Command = {
     const flag = a ?? c;
     // An agent named as an agent (address, session, HAID; or the environment's agent) authors the
     // writes; a bare agent id such as hermes-1 is a handshake peer, recorded as given.
-    const named = flag === undefined ? envNamesCaller(runtime.env) : flag.includes('/') || isAddressLike(flag);
+    const named = flag === undefined ? runtime.envNamesCaller : flag.includes('/') || isAddressLike(flag);
     const sub = p.positionals[0];
-    let who: ReturnType<typeof caller> | undefined;
-    const ctx = () => {
-      if (!named || !['announce', 'dispatch', 'result'].includes(sub as string)) return plainCtx();
-      who ??= caller(flag, a !== undefined ? '--as' : '--client-identity');
-      return who.ctx;
-    };
+    let who: Awaited<ReturnType<typeof caller>> | undefined;
+    if (named && ['announce', 'dispatch', 'result'].includes(sub as string)) who = await caller(flag, a !== undefined ? '--as' : '--client-identity');
+    const ctx = () => who?.ctx ?? plainCtx();
     const asOf = (): string | undefined => {
       if (!named) return flag;
-      ctx();
       return who?.identity.known ? (who.identity.address ?? who.identity.haid) : undefined;
     };
     if (str(p, 'to') !== undefined && sub !== 'dispatch') throw usageError(USAGE, '--to is only for dispatch');

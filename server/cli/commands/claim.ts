@@ -41,7 +41,7 @@ export const command: Command = {
         const surfaces = splitSurfaceList(requireStr(p, 'surfaces', USAGE));
         if (surfaces.length === 0) throw usageError(USAGE, '--surfaces needs at least one glob');
         const task = requireStr(p, 'task', USAGE);
-        const { ctx: c, identity } = who();
+        const { ctx: c, identity } = await who();
         const r = makeClaim(c, { haid: identity.haid, surfaces, task, ttlMinutes: int(p, 'ttl-minutes') });
         if (json) printJson(io, { haid: identity.haid, address: identity.address, extended: r.extended, claim: r.claim });
         else io.out(`${r.extended ? 'extended' : 'claimed'} ${r.claim.id} ${r.claim.surfaces.join(',')} for ${r.claim.task_ref} until ${r.claim.expires_at}`);
@@ -56,7 +56,7 @@ export const command: Command = {
       }
       case 'release': {
         only(['haid', 'as', 'id', 'holder', 'reason', 'json']);
-        const { ctx: c, identity } = who();
+        const { ctx: c, identity } = await who();
         const r = releaseClaim(c, { by: identity.haid, id: str(p, 'id'), haid: str(p, 'holder'), reason: str(p, 'reason') });
         if (json) printJson(io, { haid: identity.haid, address: identity.address, released: r.released, count: r.released.length });
         else for (const x of r.released) io.out(`released ${x.id} ${x.surfaces.join(',')} held by ${x.haid} (was ${x.was})`);

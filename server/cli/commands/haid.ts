@@ -55,7 +55,7 @@ export const command: Command = {
       }
       case 'whoami': {
         noArg();
-        const { identity } = caller(str(p, 'as'), '--as');
+        const { identity } = await caller(str(p, 'as'), '--as');
         if (json) printJson(io, identity);
         else io.out(`${identity.haid}\t${identity.address ?? '-'}\t${identity.source}${identity.via ? ` (${identity.via})` : ''}`);
         return 0;

@@ -43,14 +43,14 @@ export const command: Command = {
     });
     const json = bool(p, 'json');
     /** The caller (flag, else the environment's agent) and the context its writes are authored by. */
-    const as = () => {
+    const as = async () => {
       const a = str(p, 'as');
       const c = str(p, 'client-identity');
       if (a !== undefined && c !== undefined && a !== c) throw usageError(USAGE, '--as and --client-identity name different callers; give one');
       const flag = a ?? c;
       // A bare word is no agent: refused with the accepted forms rather than taken as a client name.
       if (flag !== undefined && !flag.includes('/') && !isAddressLike(flag)) parseAgentAddress(flag, 'caller');
-      const who = caller(flag, a !== undefined ? '--as' : '--client-identity');
+      const who = await caller(flag, a !== undefined ? '--as' : '--client-identity');
       if (!who.identity.known) throw usageError(USAGE, 'name the caller with --as ADDRESS (e.g. --as mason.1@core) or HEIMDALL_AGENT');
       if (!who.identity.address) throw usageError(USAGE, `${who.identity.haid} names a client, not an agent session, so it has no herd address: name the caller as name.instance@team (e.g. --as mason.1@core)`);
       return { ctx: who.ctx, address: who.identity.address };
@@ -59,7 +59,7 @@ export const command: Command = {
       case 'checkin': {
         if (bool(p, 'no-task') && str(p, 'task') !== undefined) throw usageError(USAGE, '--task and --no-task contradict each other');
         const dependsFlag = str(p, 'depends');
-        const me = as();
+        const me = await as();
         const input = {
           as: me.address,
           status: requireStr(p, 'status', USAGE),
@@ -92,7 +92,7 @@ export const command: Command = {
           if (io.stdinIsTTY) throw usageError(USAGE, 'give the message with --body TEXT or on stdin');
           body = (await io.readStdin()).replace(/\n$/, '');
         }
-        const me = as();
+        const me = await as();
         const r = send(me.ctx, { from: me.address, to: requireStr(p, 'to', USAGE), type: requireStr(p, 'type', USAGE), body });
         if (r.note) io.err(`${prog}: note: ${r.note}`);
         if (json) printJson(io, r);
@@ -100,7 +100,7 @@ export const command: Command = {
         return 0;
       }
       case 'inbox': {
-        const me = as();
+        const me = await as();
         const r = peekInbox(me.ctx, me.address);
         if (r.tornLine) io.err(`${prog}: warning: mailbox.jsonl line ${r.tornLine} is cut short (a writer died mid-line); it is removed at the next check-in or send`);
         if (json) printJson(io, r);

@@ -45,8 +45,7 @@ export interface HaidRegistry {
   sessions: Record<string, string>;
 }
 
-/** The environment variable that sets the CLI's acting HAID when --haid is not given (kept from 1.x; HEIMDALL_AGENT is preferred). */
-export const HAID_ENV = 'HEIMDALL_HAID';
+export { HAID_ENV } from './env.js';
 /** The client name the CLI acts as by default: `{root}/cli`. */
 export const CLI_CLIENT = 'cli';
 

@@ -21,22 +21,10 @@ import { createHash } from 'node:crypto';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { type AgentIdentity, clientAgentName, identityOfHaid } from './agent.js';
-import { HAID_ENV, ensureRegistered, resolveAgent, rootHaid, sessionIdentity } from './registry.js';
+import { AGENT_ENV, HAID_ENV, SESSION_ENV, envNamesCaller, usableSessionId } from './env.js';
+import { ensureRegistered, resolveAgent, rootHaid, sessionIdentity } from './registry.js';
 
-/** The variable that names the agent session of a terminal or pane (set per pane by `heimdall setup`). */
-export const AGENT_ENV = 'HEIMDALL_AGENT';
-
-/**
- * Session ids MCP hosts put in the environment of the processes they spawn, with the client they
- * belong to. Claude Code sets CLAUDE_CODE_SESSION_ID for stdio MCP servers (2.1.154+; the same id as
- * its hooks and Bash tool since 2.1.163) and for Bash tool commands. Codex sets CODEX_THREAD_ID for
- * its shell tool (not yet for MCP servers). Cursor and VS Code pass none, and no host sends one in
- * `initialize`: their sessions are told apart by HEIMDALL_AGENT, or get a fresh identity.
- */
-export const SESSION_ENV: ReadonlyArray<{ variable: string; client: string }> = [
-  { variable: 'CLAUDE_CODE_SESSION_ID', client: 'claude-code' },
-  { variable: 'CODEX_THREAD_ID', client: 'codex' },
-];
+export { AGENT_ENV, SESSION_ENV, envNamesCaller };
 
 export type CallerSource = 'explicit' | 'HEIMDALL_AGENT' | 'HEIMDALL_HAID' | 'session' | 'fresh' | 'default';
 
@@ -72,16 +60,10 @@ function sessionKey(client: string, id: string): string {
 /** The first session id in `env` this build knows about, as a registry key. */
 export function sessionFromEnv(env: Record<string, string | undefined>): { key: string; variable: string; client: string } | undefined {
   for (const s of SESSION_ENV) {
-    const id = env[s.variable]?.trim();
-    // An id that is not a plain token is ignored rather than trusted as a key.
-    if (id && id.length <= 256 && /^[A-Za-z0-9._:-]+$/.test(id)) return { key: sessionKey(s.client, id), variable: s.variable, client: s.client };
+    const id = usableSessionId(env[s.variable]);
+    if (id) return { key: sessionKey(s.client, id), variable: s.variable, client: s.client };
   }
   return undefined;
-}
-
-/** True when the environment names the caller (rules 2-4), so that resolving it is worth a registry read. */
-export function envNamesCaller(env: Record<string, string | undefined>): boolean {
-  return Boolean(env[AGENT_ENV]?.trim() || env[HAID_ENV]?.trim() || sessionFromEnv(env));
 }
 
 function named(ctx: Ctx, value: string, kind: string, source: CallerSource): CallerIdentity {
