@@ -44,7 +44,9 @@ function seedClaims(planning: string, n: number): void {
   const now = Date.now();
   const claims: Record<string, unknown> = {};
   for (let i = 0; i < n; i++) {
-    claims[`${root}/agent-${i}`] = {
+    claims[`c-seed${String(i).padStart(6, '0')}`] = {
+      haid: `${root}/agent-${i}`,
+      status: 'active',
       surfaces: [`pkg${i}/src/**`, `pkg${i}/README.md`],
       task: `T-${i}`,
       task_ref: `${root}/agent-${i}:T-${i}`,

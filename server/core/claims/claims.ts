@@ -237,8 +237,13 @@ export function statusOf(c: Claim, now: number, retired: Set<string>): ClaimStat
   return c.status === 'expired' || Date.parse(c.expires_at) <= now ? 'expired' : 'active';
 }
 
-function view(c: Claim, status: ClaimStatus, root: string | undefined): ClaimView {
-  return { ...c, status, address: root ? addressOfHaid(root, c.haid) : null };
+function view(c: Claim, status: ClaimStatus, root: string | undefined, addresses?: Map<string, string | null>): ClaimView {
+  let address = addresses?.get(c.haid);
+  if (address === undefined) {
+    address = root ? addressOfHaid(root, c.haid) : null;
+    addresses?.set(c.haid, address);
+  }
+  return { ...c, status, address };
 }
 
 /** Check and normalise a list of surfaces; duplicates (after normalisation) are dropped. */
@@ -473,8 +478,9 @@ export function listClaims(ctx: Ctx, opts: { activeOnly?: boolean; history?: boo
   const now = ctx.clock.now();
   const retired = retiredSet(ctx);
   const root = readRegistry(ctx).root;
+  const addresses = new Map<string, string | null>();
   const scope = [...claims.values()]
-    .map((c): ClaimView => view(c, statusOf(c, now, retired), root))
+    .map((c): ClaimView => view(c, statusOf(c, now, retired), root, addresses))
     .filter((c) => opts.history || (c.status !== 'released' && !(c.status === 'expired' && Date.parse(c.expires_at) + EXPIRED_RETENTION_MS <= now)))
     .sort((a, b) => cmp(a.created_at, b.created_at) || cmp(a.haid, b.haid) || cmp(a.id, b.id));
   const n = (s: ClaimStatus) => scope.filter((c) => c.status === s).length;

@@ -37,7 +37,7 @@ export const claimTools: ToolDef[] = [
       properties: {
         id: { type: 'string', description: 'One claim id (default: all of yours)' },
         haid: { type: 'string', description: 'Whose claims (default: yours)' },
-        reason: { type: 'string', maxLength: 1000 },
+        reason: { type: 'string' },
       },
     },
     output: { properties: { released: { type: 'array', items: CLAIM_SCHEMA }, count: { type: 'integer' } } },

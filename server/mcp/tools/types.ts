@@ -53,7 +53,7 @@ export interface ToolDef {
   run(args: Record<string, unknown>, tc: ToolContext): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
-export const CLIENT_IDENTITY: JsonSchema = { type: 'string', description: 'Act as this agent for this call (HAID, name.instance@team, name.instance or client name) instead of your session identity' };
+export const CLIENT_IDENTITY: JsonSchema = { type: 'string', description: 'Act as another agent for this call (HAID or name.instance@team)' };
 
 export interface ToolSpec<A> {
   name: string;
@@ -89,16 +89,13 @@ export const CLAIM_SCHEMA: JsonSchema = {
   properties: {
     id: { type: 'string' },
     haid: { type: 'string' },
-    address: { description: 'the holder\'s herd address, or null' },
     surfaces: { type: 'array', items: { type: 'string' } },
     task: { type: 'string' },
     task_ref: { type: 'string' },
     created_at: { type: 'string' },
     expires_at: { type: 'string' },
     status: { type: 'string', enum: ['active', 'expired', 'retired', 'released'] },
-    released_at: { type: 'string' },
-    released_by: { type: 'string' },
-    reason: { type: 'string' },
   },
-  required: ['id', 'haid', 'surfaces', 'task_ref', 'expires_at', 'status'],
+  // Also in each claim: address (the holder's herd address), and released_at, released_by, reason.
+  required: ['id', 'haid', 'surfaces', 'task_ref', 'expires_at'],
 };
