@@ -44,7 +44,9 @@ function seedClaims(planning: string, n: number): void {
   const now = Date.now();
   const claims: Record<string, unknown> = {};
   for (let i = 0; i < n; i++) {
-    claims[`${root}/agent-${i}`] = {
+    claims[`c-seed${String(i).padStart(6, '0')}`] = {
+      haid: `${root}/agent-${i}`,
+      status: 'active',
       surfaces: [`pkg${i}/src/**`, `pkg${i}/README.md`],
       task: `T-${i}`,
       task_ref: `${root}/agent-${i}:T-${i}`,
@@ -64,6 +66,7 @@ export default async function ({ root }: { root: string }): Promise<string> {
   try {
     // 1. The context cost of the tool definitions.
     const planning1 = path.join(base, 'a/.planning');
+    fs.mkdirSync(planning1, { recursive: true }); // the server serves an existing tree only
     const client = await connect(root, planning1, 'bench');
     const list = await client.listTools();
     const full = JSON.stringify(list);
@@ -87,7 +90,7 @@ export default async function ({ root }: { root: string }): Promise<string> {
     const times: number[] = [];
     for (let i = 0; i < CALLS; i++) {
       const t = performance.now();
-      const r = await client.callTool({ name: 'make_claim', arguments: { surfaces: ['src/a/**'], task: `T-${i}` } });
+      const r = await client.callTool({ name: 'make_claim', arguments: { surfaces: ['src/a/**'], task: 'T' } }); // one task: each call extends the agent's claim
       times.push(performance.now() - t);
       if (r.isError) throw new Error(`make_claim failed: ${JSON.stringify(r.content)}`);
     }
@@ -99,7 +102,7 @@ export default async function ({ root }: { root: string }): Promise<string> {
     const busyTimes: number[] = [];
     for (let i = 0; i < 220; i++) {
       const t = performance.now();
-      const r = await busy.callTool({ name: 'make_claim', arguments: { surfaces: ['new/src/**'], task: `T-${i}` } });
+      const r = await busy.callTool({ name: 'make_claim', arguments: { surfaces: ['new/src/**'], task: 'T' } });
       if (i >= 20) busyTimes.push(performance.now() - t);
       if (r.isError) throw new Error(`make_claim failed: ${JSON.stringify(r.content)}`);
     }

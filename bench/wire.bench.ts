@@ -126,6 +126,7 @@ export default async function wireBench({ root }: { root: string }): Promise<str
 
     // ---- default stack: file log + SQLite
     const ctx = makeCtx(path.join(work, 'default', '.planning'));
+    fs.mkdirSync(ctx.root, { recursive: true });
     const fileLog = new FileWireLog(ctx.paths.wireDir);
     let e2eRun = 0;
     await measure('End to end, file log -> `wire listen` -> SQLite (20,000 scenario events)', 'events/s', async () => {
@@ -150,6 +151,7 @@ export default async function wireBench({ root }: { root: string }): Promise<str
     const schemas: Awaited<ReturnType<typeof requirePostgres>>[] = [];
     try {
       const jsCtx = makeCtx(path.join(work, 'scale', '.planning'));
+      fs.mkdirSync(jsCtx.root, { recursive: true }); // `wire listen` runs in an existing tree only
       await measure('End to end, JetStream -> `wire listen` -> PostgreSQL (10,000 scenario events)', 'events/s', async () => {
         const pg = await requirePostgres('bench');
         schemas.push(pg);

@@ -5,13 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runBin, tmpDir } from '../server/testing/fixtures.js';
+import { REPO_ROOT, runBin, tmpDir, tmpPlanning } from '../server/testing/fixtures.js';
 
 let planning: string;
 const run = (name: string, args: string[], input?: string) => runBin(name, args, { planning, input });
 
 beforeAll(() => {
-  planning = path.join(tmpDir(), '.planning');
+  planning = tmpPlanning();
 });
 
 describe('executables', () => {
@@ -143,7 +143,7 @@ describe('the spec, verbatim', () => {
   });
 
   it('ledger: the spec delta line, and a --json form naming the tokenizer', () => {
-    const dir = path.join(tmpDir(), '.planning');
+    const dir = tmpPlanning();
     const r = (args: string[], input?: string) => runBin('heimdall-ledger', args, { planning: dir, input });
     expect(r(['log', '--role', 'orchestration', '--kind', 'delta_brief', '--tokens', '3300', '--msg-id', 'b1']).code).toBe(0);
     expect(r(['log', '--role', 'orchestration', '--kind', 'delta_brief', '--tokens', '7950', '--msg-id', 'b2']).code).toBe(0);
@@ -185,7 +185,7 @@ describe('the spec, verbatim', () => {
 
 describe('demo', () => {
   it('runs one wave twice, measures both with the tokenizer and prints the summary card', () => {
-    const dir = path.join(tmpDir(), '.planning');
+    const dir = tmpPlanning();
     const r = runBin('heimdall-protocol', ['demo'], { planning: dir });
     expect(r.code).toBe(0);
     const m = /v1 orchestration \(briefing 3 spawns, verbatim\): (\d+) tokens \(baseline\)\nv2 orchestration \(symbol table \+ 3 delta briefs \+ 3 typed results\): (\d+) tokens\nmeasured delta: orchestration: (\d+) -> (\d+) tokens \(-(\d+)%\)\nThe summary-card line: orchestration: (\d+)k → (\d+) tokens, measured\./.exec(r.stdout);
@@ -205,13 +205,13 @@ describe('demo', () => {
     const fixture = path.join(tmpDir(), 'fixture');
     fs.cpSync(path.join(REPO_ROOT, 'server/core/demo/fixture/exchange-lob'), fixture, { recursive: true });
     fs.appendFileSync(path.join(fixture, 'PLAN.md'), `\n## Appendix\n${'The settlement ledger must reconcile nightly against the bank statement. '.repeat(40)}\n`);
-    const a = runBin('heimdall-protocol', ['demo', '--json'], { planning: path.join(tmpDir(), '.planning') });
-    const b = runBin('heimdall-protocol', ['demo', '--json', '--fixture', fixture], { planning: path.join(tmpDir(), '.planning') });
+    const a = runBin('heimdall-protocol', ['demo', '--json'], { planning: tmpPlanning() });
+    const b = runBin('heimdall-protocol', ['demo', '--json', '--fixture', fixture], { planning: tmpPlanning() });
     const ja = JSON.parse(a.stdout);
     const jb = JSON.parse(b.stdout);
     expect(jb.v1.total).toBeGreaterThan(ja.v1.total);
     expect(jb.v2.total).toBe(ja.v2.total); // v2 never carries the plan
-    const show = runBin('heimdall-protocol', ['demo', '--show'], { planning: path.join(tmpDir(), '.planning') });
+    const show = runBin('heimdall-protocol', ['demo', '--show'], { planning: tmpPlanning() });
     expect(show.stdout).toContain('===== v1 brief 3.1');
     expect(show.stdout).toContain('===== v2 brief 3.2');
     expect(show.stdout).toContain('TASK 3.2');

@@ -30,6 +30,7 @@ afterEach(async () => {
 function planningDir(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-herd-mcp-'));
   dirs.push(d);
+  fs.mkdirSync(path.join(d, '.planning')); // the server serves an existing tree
   return path.join(d, '.planning');
 }
 
@@ -96,8 +97,11 @@ describe('herd over MCP (SDK client, stdio, built server)', () => {
     expect(unknown).toMatchObject({ isError: true, error: { code: 'not_found', message: expect.stringMatching(/unknown recipient ghost\.9@core.*name\.instance@team.*@anyone.*@everyone/) } });
     const bad = await call(client, 'herd_send', { client_identity: 'steve.1@core', to: 'ghost', type: 'inform', body: 'x' });
     expect(bad.error.message).toMatch(/malformed recipient "ghost": accepted forms are/);
-    const nobody = await call(client, 'herd_checkin', { status: 'who am I' });
-    expect(nobody.error.message).toMatch(/client_identity as name\.instance@team/);
+    // Without client_identity the session speaks as itself: its identity has a herd address.
+    const self = await call(client, 'herd_checkin', { status: 'who am I' });
+    expect(self).toMatchObject({ heartbeat_ack: true, agent: 'claude-code.s1@team' });
+    const client2 = await call(client, 'herd_checkin', { status: 'x', client_identity: 'cursor' });
+    expect(client2.error.message).toMatch(/names a client, not an agent session.*client_identity as name\.instance@team/);
     const wrongType = await call(client, 'herd_send', { client_identity: 'steve.1@core', to: '@everyone', type: 'order', body: 'x' });
     expect(wrongType.isError).toBe(true);
   });

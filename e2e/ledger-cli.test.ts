@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin, tmpDir } from '../server/testing/fixtures.js';
+import { runBin, tmpDir, tmpPlanning } from '../server/testing/fixtures.js';
 
 interface Report {
   run: string | null;
@@ -20,7 +20,7 @@ interface Report {
 }
 
 function tree() {
-  const planning = path.join(tmpDir(), '.planning');
+  const planning = tmpPlanning();
   const run = (name: string, args: string[], env: Record<string, string> = {}) => runBin(name, args, { planning, env });
   const json = <T>(args: string[]) => JSON.parse(run('heimdall-ledger', [...args, '--json']).stdout) as T;
   return { planning, run, json };

@@ -4,11 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin, runConcurrently, tmpDir } from '../server/testing/fixtures.js';
+import { runBin, runConcurrently, tmpDir, tmpPlanning } from '../server/testing/fixtures.js';
 
 describe('reliability', () => {
   it('16 processes setting distinct symbols at once keep all 16', async () => {
-    const planning = path.join(tmpDir(), '.planning');
+    const planning = tmpPlanning();
     runBin('heimdall-protocol', ['init'], { planning });
     const results = await runConcurrently(16, (i) => ({ name: 'heimdall-resolve', args: ['set', `S${i}`, `src/file${i}.ts`] }), planning);
     for (const r of results) expect(r.code, r.stderr).toBe(0);
@@ -20,7 +20,7 @@ describe('reliability', () => {
   });
 
   it('16 processes logging to the ledger at once leave 16 whole lines', async () => {
-    const planning = path.join(tmpDir(), '.planning');
+    const planning = tmpPlanning();
     const results = await runConcurrently(
       16,
       (i) => ({ name: 'heimdall-ledger', args: ['log', '--role', 'coder', '--kind', 'task_result', '--tokens', String(100 + i), '--msg-id', `m${i}`] }),
@@ -35,7 +35,7 @@ describe('reliability', () => {
   });
 
   it('a hand-corrupted symbols.json makes commands fail naming the file, and leaves it untouched', () => {
-    const planning = path.join(tmpDir(), '.planning');
+    const planning = tmpPlanning();
     runBin('heimdall-protocol', ['init'], { planning });
     const file = path.join(planning, 'protocol/symbols.json');
     const broken = '{"version":"2.0.0","symbols":{"F1":"a",,}}';
@@ -50,7 +50,7 @@ describe('reliability', () => {
   });
 
   it('a torn last line in ledger.jsonl is reported, not fatal', () => {
-    const planning = path.join(tmpDir(), '.planning');
+    const planning = tmpPlanning();
     runBin('heimdall-ledger', ['log', '--role', 'o', '--kind', 'k', '--tokens', '10', '--msg-id', 'a'], { planning });
     runBin('heimdall-ledger', ['baseline', '--role', 'o', '--tokens', '40'], { planning });
     fs.appendFileSync(path.join(planning, 'protocol/ledger.jsonl'), '{"role":"o","kind":"k","tok');
@@ -61,7 +61,7 @@ describe('reliability', () => {
   });
 
   it('a state file from a newer major version is refused with a clear error', () => {
-    const planning = path.join(tmpDir(), '.planning');
+    const planning = tmpPlanning();
     fs.mkdirSync(planning, { recursive: true });
     fs.writeFileSync(path.join(planning, 'blackboard.json'), JSON.stringify({ version: '3.1.0', facts: { dev_port: '5173' } }));
     const r = runBin('heimdall-blackboard', ['get', 'dev_port'], { planning });
@@ -72,6 +72,7 @@ describe('reliability', () => {
   it('HEIMDALL_PLANNING_DIR isolates trees', () => {
     const a = path.join(tmpDir(), 'a');
     const b = path.join(tmpDir(), 'b');
+    for (const d of [a, b]) fs.mkdirSync(d);
     runBin('heimdall-blackboard', ['set', 'k', 'A'], { planning: a });
     runBin('heimdall-blackboard', ['set', 'k', 'B'], { planning: b });
     expect(runBin('heimdall-blackboard', ['get', 'k'], { planning: a }).stdout).toBe('A\n');

@@ -101,7 +101,12 @@ describe('heimdall setup (bin/heimdall in a user repository)', () => {
 
   it('writes a command that starts the real MCP server from the repository, the same in every client', async () => {
     const root = userRepo();
-    expect(heimdall(root, ['setup', 'claude', 'cursor', 'copilot', 'codex']).code).toBe(0);
+    const setup = heimdall(root, ['setup', 'claude', 'cursor', 'copilot', 'codex']);
+    expect(setup.code).toBe(0);
+    // Setup never creates the planning tree (only init does) but says the server needs one.
+    expect(setup.stdout).toContain('run `heimdall init` there (the MCP server needs it)');
+    expect(fs.existsSync(path.join(root, '.planning'))).toBe(false);
+    expect(heimdall(root, ['init']).code).toBe(0);
     const claude = JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.heimdall;
     const cursor = JSON.parse(fs.readFileSync(path.join(root, '.cursor/mcp.json'), 'utf8')).mcpServers.heimdall;
     const vscode = JSON.parse(fs.readFileSync(path.join(root, '.vscode/mcp.json'), 'utf8')).servers.heimdall;

@@ -5,14 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { emitWire } from '../server/core/wire/producer.js';
 import { MAX_STREAM_EVENTS, readStreamEvents, wireOverview } from '../server/core/wire/overview.js';
-import { openReadModel, openWireLog } from '../server/runtime.js';
+import { createRuntime } from '../server/runtime.js';
 import { tmpCtx } from '../server/testing/fixtures.js';
 
 describe('wire overview', () => {
   it('catches the read model up, then shows streams, tasks and agents; one stream reads back its own records', async () => {
     const ctx = tmpCtx(new Date().toISOString());
-    const log = await openWireLog(ctx);
-    const store = await openReadModel(ctx);
+    const runtime = createRuntime({ ctx });
+    const log = await runtime.wireLog();
+    const store = await runtime.readModel();
     try {
       await emitWire(ctx, log, { wire: '1.1', stream_id: 'task:R1:attempt:1', type: 'task.available', sender: 'system', payload: { task_id: 'R1', attempt: 1, role: 'developer' } } as never);
       await emitWire(ctx, log, { wire: '1.1', stream_id: 'task:R2:attempt:1', type: 'task.available', sender: 'system', payload: { task_id: 'R2', attempt: 1, role: 'developer' } } as never);
@@ -33,7 +34,7 @@ describe('wire overview', () => {
       expect(capped).toEqual({ events: [], total: 1 });
       expect(MAX_STREAM_EVENTS).toBeGreaterThan(0);
     } finally {
-      await (store as { close?: () => Promise<void> }).close?.();
+      await runtime.close();
     }
   });
 });

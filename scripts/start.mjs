@@ -174,6 +174,9 @@ function isEmptyTree(dir) {
 }
 
 function seed() {
+  // Only `heimdall init` creates a planning tree; the demo then fills the empty tree in place (it
+  // never writes into a tree that holds state).
+  if (!fs.existsSync(planning)) run(`creating the planning tree ${planning} (heimdall init)`, process.execPath, [path.join(repo, 'bin/heimdall'), 'init']);
   run(`seeding a demo workspace in ${planning} (heimdall-protocol demo)`, process.execPath, [path.join(repo, 'bin/heimdall-protocol'), 'demo']);
 }
 

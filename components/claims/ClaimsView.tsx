@@ -15,7 +15,7 @@ import { FOCUSED, useScrollIntoView } from '@/components/ui/useScrollIntoView';
 import { LogLink } from '@/components/log/LogLink';
 import type { ClaimList, ClaimStatus, ClaimView, Decision } from '@/components/trpc/types';
 
-const STATUS_TONE: Record<ClaimStatus, Tone> = { active: 'green', expired: 'slate', retired: 'amber' };
+const STATUS_TONE: Record<ClaimStatus, Tone> = { active: 'green', expired: 'slate', retired: 'amber', released: 'slate' };
 
 export function ClaimStatusBadge({ status }: { status: ClaimStatus }) {
   return <Badge tone={STATUS_TONE[status]}>{status}</Badge>;
@@ -77,7 +77,7 @@ export function ClaimsView({ initial, initialDecisions, initialNow, focus }: { i
               </thead>
               <tbody>
                 {data.claims.map((c) => (
-                  <ClaimRow key={c.haid} claim={c} now={now} onReleased={setNotice} focused={c.haid === focus} />
+                  <ClaimRow key={c.id} claim={c} now={now} onReleased={setNotice} focused={c.haid === focus} />
                 ))}
               </tbody>
             </table>
@@ -122,7 +122,7 @@ function ClaimRow({ claim: c, now, onReleased, focused }: { claim: ClaimView; no
   const release = useMutation(
     trpc.claims.release.mutationOptions({
       onSuccess: (r) => {
-        onReleased(`Released ${r.released.haid}'s claim; recorded as decision ${r.decision.id}.`);
+        onReleased(`Released ${r.released.map((x) => `${x.haid}'s claim ${x.id}`).join(', ')}; recorded as decision ${r.decision.id}.`);
         void qc.invalidateQueries({ queryKey: trpc.claims.pathKey() });
       },
       onError: (e) => setError(e.message),
@@ -159,7 +159,7 @@ function ClaimRow({ claim: c, now, onReleased, focused }: { claim: ClaimView; no
             onSubmit={(e) => {
               e.preventDefault();
               setError(null);
-              release.mutate({ haid: c.haid, reason });
+              release.mutate({ haid: c.haid, id: c.id, reason });
             }}
           >
             <label htmlFor={`${id}-reason`} className="sr-only">

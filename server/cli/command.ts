@@ -1,12 +1,26 @@
 import type { Ctx } from '../core/context.js';
+import type { CallerIdentity } from '../core/identity/session.js';
+import type { Runtime } from '../runtime.js';
 import type { Io } from './io.js';
 
 export interface CliEnv {
   io: Io;
   /** The program name as the user typed it, for messages: heimdall-resolve, heimdall wire, ... */
   prog: string;
-  /** The core context, built on first use (so `--help` works without a planning tree). */
+  /** The composition root of this command: the tree, the wire log and read model, the caller. */
+  runtime: Runtime;
+  /**
+   * The core context, built on first use (so `--help` works without a planning tree). Throws the
+   * "no planning tree" error (exit 2) when there is none. Its writes are authored by the agent the
+   * environment names (HEIMDALL_AGENT, HEIMDALL_HAID, a client session id), if any.
+   */
   ctx(): Ctx;
+  /**
+   * The caller: the agent a flag names (`--as`, `--haid`; any form: HAID, herd address,
+   * name.instance), else the one the environment names, else `{root}/cli`; and the context whose
+   * writes it authors (none for the plain `{root}/cli`).
+   */
+  caller(explicit?: string, kind?: string): Promise<{ ctx: Ctx; identity: CallerIdentity }>;
 }
 
 export interface Command {

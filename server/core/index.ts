@@ -13,9 +13,9 @@ export { type Ctx, makeCtx } from './context.js';
 export { o200kTokenizer, DEFAULT_TOKENIZER_NAME } from './tokens/tokenizer.js';
 
 /** The .planning layout, version stamps, init, and the storage guarantees (locks, atomic writes). */
-export { planningPaths, resolvePlanningRoot, type PlanningPaths } from './planning/paths.js';
+export { planningPaths, locatePlanningTree, noTreeMessage, type PlanningPaths, type PlanningLocation } from './planning/paths.js';
 export { PROTOCOL_VERSION, checkStateVersion } from './planning/version.js';
-export { initPlanning, type InitResult } from './planning/init.js';
+export { initPlanning, planningHoldsState, type InitResult } from './planning/init.js';
 export { withLock, atomicWrite, appendLine, readLines, readJsonFile } from './planning/fsx.js';
 export { checkName, checkValue, NAME_PATTERN } from './planning/ids.js';
 export { escapeField, unescapeField } from './planning/escape.js';

@@ -12,6 +12,7 @@ import { HeimdallError } from '../core/errors.js';
 import { listHaids, retireHaid, rootHaid } from '../core/identity/registry.js';
 import { tailLog } from '../core/log/protocolLog.js';
 import { fixedClock, sequentialIds } from '../core/ports.js';
+import { createRuntime } from '../runtime.js';
 import { LEDGER_SERVER_INFO, createLedgerServer } from './server.js';
 import { LEDGER_TOOLS, defineTool } from './tools/index.js';
 
@@ -30,7 +31,7 @@ function planning(): Ctx {
 }
 
 async function connect(ctx: Ctx, clientName: string, tools = LEDGER_TOOLS) {
-  const ledger = createLedgerServer({ ctx, tools });
+  const ledger = createLedgerServer({ runtime: createRuntime({ ctx }), tools });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await ledger.connect(serverSide);
   const client = new Client({ name: clientName, version: '1.0.0' });
@@ -51,27 +52,41 @@ function payload(r: CallToolResult): Record<string, unknown> {
 }
 
 describe('initialize and attribution', () => {
-  it('answers with serverInfo and tools capability, and registers the client HAID at initialize', async () => {
+  it('answers with serverInfo and tools capability, and gives the connection its own session identity at initialize', async () => {
     const ctx = planning();
     const client = await connect(ctx, 'cursor');
     expect(client.getServerVersion()).toEqual(LEDGER_SERVER_INFO);
     expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: false } });
     expect(client.getInstructions()).toMatch(/make_claim/);
     const root = rootHaid(ctx);
-    expect(listHaids(ctx).haids).toEqual([{ haid: `${root}/cursor`, role: 'cursor', status: 'active', registered_at: '2026-06-11T12:07:27Z' }]);
+    expect(listHaids(ctx).haids).toEqual([{ haid: `${root}/cursor.s1`, role: 'cursor', address: 'cursor.s1@team', status: 'active', registered_at: '2026-06-11T12:07:27Z' }]);
   });
 
-  it('client_identity attributes one call to another client (registered too)', async () => {
+  it('two connections of the same client are two agents; HEIMDALL_AGENT names the session instead', async () => {
+    const ctx = planning();
+    const a = await connect(ctx, 'claude-code');
+    const b = await connect(ctx, 'claude-code');
+    const root = rootHaid(ctx);
+    expect(payload(await call(a, 'read_claims')).haid).toBe(`${root}/claude-code.s1`);
+    expect(payload(await call(b, 'read_claims')).haid).toBe(`${root}/claude-code.s2`);
+    const named = await connect(makeCtx(ctx.root, { clock: ctx.clock, ids: ctx.ids, env: { HEIMDALL_AGENT: 'claude-code.7' } }), 'claude-code');
+    expect(payload(await call(named, 'read_claims')).haid).toBe(`${root}/claude-code.7`);
+  });
+
+  it('client_identity attributes one call to another agent, named any way (registered too)', async () => {
     const ctx = planning();
     const client = await connect(ctx, 'Claude Code');
     const root = rootHaid(ctx);
-    expect(payload(await call(client, 'read_claims')).haid).toBe(`${root}/claude-code`);
+    expect(payload(await call(client, 'read_claims')).haid).toBe(`${root}/claude-code.s1`);
     expect(payload(await call(client, 'read_claims', { client_identity: 'copilot' })).haid).toBe(`${root}/copilot`);
     expect(payload(await call(client, 'read_claims', { client_identity: `${root}/copilot/w2` })).haid).toBe(`${root}/copilot/w2`);
-    expect(listHaids(ctx).haids.map((h) => [h.haid, h.role])).toEqual([
-      [`${root}/claude-code`, 'claude-code'],
-      [`${root}/copilot`, 'copilot'],
-      [`${root}/copilot/w2`, 'w2'],
+    expect(payload(await call(client, 'read_claims', { client_identity: 'mason.1@core' })).haid).toBe(`${root}/core/mason.1`);
+    expect(payload(await call(client, 'read_claims')).haid).toBe(`${root}/claude-code.s1`); // only for that call
+    expect(listHaids(ctx).haids.map((h) => [h.haid, h.role, h.address])).toEqual([
+      [`${root}/claude-code.s1`, 'claude-code', 'claude-code.s1@team'],
+      [`${root}/copilot`, 'copilot', undefined],
+      [`${root}/copilot/w2`, 'w2', undefined],
+      [`${root}/core/mason.1`, 'mason', 'mason.1@core'],
     ]);
     const bad = await call(client, 'read_claims', { client_identity: 'h-elsewhere/x' });
     expect(bad.isError).toBe(true);
@@ -89,7 +104,7 @@ describe('tools/list', () => {
     expect(shape).toEqual({
       read_claims: { required: [], optional: ['client_identity'] },
       make_claim: { required: ['surfaces', 'task'], optional: ['ttl_minutes', 'client_identity'] },
-      release_claim: { required: [], optional: ['haid', 'client_identity'] },
+      release_claim: { required: [], optional: ['id', 'haid', 'reason', 'client_identity'] },
       read_capsules: { required: [], optional: ['id', 'client_identity'] },
       append_decision: { required: ['title', 'body'], optional: ['client_identity'] },
       raise_conflict_pr: { required: ['id', 'title', 'surfaces'], optional: ['displaced_haid', 'overriding_intent', 'displaced_intent', 'client_identity'] },
@@ -103,17 +118,17 @@ describe('tools/list', () => {
 });
 
 describe('tools/call', () => {
-  it('make_claim weaves the client HAID into task_ref, logs it, and read_claims shows it', async () => {
+  it('make_claim weaves the session HAID into task_ref, logs it (authored by the session), and read_claims shows it', async () => {
     const ctx = planning();
     const client = await connect(ctx, 'cursor');
-    const h = `${rootHaid(ctx)}/cursor`;
+    const h = `${rootHaid(ctx)}/cursor.s1`;
     const r = payload(await call(client, 'make_claim', { surfaces: ['src/a/**'], task: 'T-9', ttl_minutes: 30 }));
     expect(r).toEqual({
       haid: h,
       extended: false,
-      claim: { haid: h, surfaces: ['src/a/**'], task: 'T-9', task_ref: `${h}:T-9`, created_at: '2026-06-11T12:07:27Z', expires_at: '2026-06-11T12:37:27Z' },
+      claim: { id: 'c-0002', haid: h, address: 'cursor.s1@team', surfaces: ['src/a/**'], task: 'T-9', task_ref: `${h}:T-9`, created_at: '2026-06-11T12:07:27Z', expires_at: '2026-06-11T12:37:27Z', status: 'active' },
     });
-    expect(tailLog(ctx).entries.at(-1)).toMatchObject({ mechanism: 'claim', action: 'claim' });
+    expect(tailLog(ctx).entries.at(-1)).toMatchObject({ mechanism: 'claim', action: 'claim', author: h });
     const list = payload(await call(client, 'read_claims'));
     expect(list).toMatchObject({ haid: h, count: 1, claims: [{ haid: h, task_ref: `${h}:T-9`, status: 'active' }] });
   });
@@ -128,24 +143,27 @@ describe('tools/call', () => {
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
     const p = payload(r);
-    expect(p.haid).toBe(`${root}/copilot`);
+    expect(p.haid).toBe(`${root}/copilot.s1`);
     expect(p.error).toMatchObject({
       code: 'conflict',
-      message: expect.stringContaining(`${root}/cursor holds src/a/** for task T-9`),
-      collisions: [{ holder: `${root}/cursor`, task: 'T-9', overlaps: [['src/a/b.ts', 'src/a/**']] }],
+      message: expect.stringContaining(`${root}/cursor.s1 holds src/a/** for task T-9`),
+      collisions: [{ holder: `${root}/cursor.s1`, task: 'T-9', overlaps: [['src/a/b.ts', 'src/a/**']] }],
     });
   });
 
-  it("release_claim releases the caller's claim; another agent's active claim is refused", async () => {
+  it("release_claim releases the caller's claims, one by id or all; another agent's active claim is refused", async () => {
     const ctx = planning();
     const cursor = await connect(ctx, 'cursor');
     const copilot = await connect(ctx, 'copilot');
     const root = rootHaid(ctx);
-    await call(cursor, 'make_claim', { surfaces: ['x/**'], task: 'T' });
-    const refused = await call(copilot, 'release_claim', { haid: `${root}/cursor` });
-    expect(payload(refused).error).toMatchObject({ code: 'forbidden' });
-    const ok = payload(await call(cursor, 'release_claim'));
-    expect(ok).toMatchObject({ haid: `${root}/cursor`, released: { haid: `${root}/cursor`, surfaces: ['x/**'], status: 'active' } });
+    const one = payload(await call(cursor, 'make_claim', { surfaces: ['x/**'], task: 'T' })).claim as { id: string };
+    const two = payload(await call(cursor, 'make_claim', { surfaces: ['y/**'], task: 'T2' })).claim as { id: string };
+    expect(payload(await call(copilot, 'release_claim', { haid: `${root}/cursor.s1` })).error).toMatchObject({ code: 'forbidden' });
+    expect(payload(await call(copilot, 'release_claim', { id: one.id })).error).toMatchObject({ code: 'forbidden' });
+    const byId = payload(await call(cursor, 'release_claim', { id: one.id, reason: 'done' }));
+    expect(byId).toMatchObject({ haid: `${root}/cursor.s1`, count: 1, released: [{ id: one.id, surfaces: ['x/**'], status: 'released', released_by: `${root}/cursor.s1`, reason: 'done' }] });
+    const rest = payload(await call(cursor, 'release_claim'));
+    expect(rest).toMatchObject({ count: 1, released: [{ id: two.id }] });
     expect(payload(await call(cursor, 'release_claim')).error).toMatchObject({ code: 'not_found' });
   });
 
@@ -156,12 +174,12 @@ describe('tools/call', () => {
     const cursor = await connect(ctx, 'cursor');
     const root = rootHaid(ctx);
     expect(payload(await call(cursor, 'read_capsules', { id: 'w1' }))).toEqual({
-      haid: `${root}/cursor`,
+      haid: `${root}/cursor.s1`,
       count: 1,
       capsules: [{ id: 'w1', source: 'protocol', text: '# w1\nwhat: LOB engine\nwhere: F12\n' }],
     });
     expect(payload(await call(cursor, 'append_decision', { title: 'Use v2', body: 'Faster.' }))).toEqual({
-      haid: `${root}/cursor`,
+      haid: `${root}/cursor.s1`,
       id: 'D-0001',
       at: '2026-06-11T12:07:27Z',
       path: '.planning/ledger/decisions.md',
@@ -169,11 +187,11 @@ describe('tools/call', () => {
     await call(copilot, 'make_claim', { surfaces: ['src/engine/**'], task: 'T-3' });
     const pr = payload(await call(cursor, 'raise_conflict_pr', { id: 'engine', title: 'Take over the engine', surfaces: ['src/engine/a.ts'], overriding_intent: 'demo bug' }));
     expect(pr).toEqual({
-      haid: `${root}/cursor`,
+      haid: `${root}/cursor.s1`,
       id: 'engine',
       path: '.planning/ledger/conflicts/2026-06-11-engine.md',
       decision_id: 'D-0002',
-      displaced: [{ haid: `${root}/copilot`, task_ref: `${root}/copilot:T-3` }],
+      displaced: [{ haid: `${root}/copilot.s1`, task_ref: `${root}/copilot.s1:T-3` }],
     });
     expect(fs.existsSync(path.join(path.dirname(ctx.root), pr.path as string))).toBe(true);
   });
@@ -218,7 +236,7 @@ describe('tools/call', () => {
   it('a retired client is refused claims until it registers again (retire sticks for the connection)', async () => {
     const ctx = planning();
     const client = await connect(ctx, 'cursor');
-    retireHaid(ctx, `${rootHaid(ctx)}/cursor`);
+    retireHaid(ctx, `${rootHaid(ctx)}/cursor.s1`);
     expect(payload(await call(client, 'make_claim', { surfaces: ['a'], task: 'T' })).error).toMatchObject({ code: 'forbidden' });
   });
 });
@@ -237,7 +255,7 @@ describe('the tool registry', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toContain('echo_note');
     expect(Object.keys(tools.find((t) => t.name === 'echo_note')?.inputSchema.properties ?? {})).toEqual(['text', 'client_identity']);
-    expect(payload(await call(client, 'echo_note', { text: 'hi' }))).toEqual({ haid: `${rootHaid(ctx)}/cursor`, text: 'HI' });
+    expect(payload(await call(client, 'echo_note', { text: 'hi' }))).toEqual({ haid: `${rootHaid(ctx)}/cursor.s1`, text: 'HI' });
   });
 
   it('maps a thrown HeimdallError of a new tool the same way', async () => {
@@ -251,13 +269,13 @@ describe('the tool registry', () => {
   });
 
   it('refuses two tools with the same name', () => {
-    expect(() => createLedgerServer({ ctx: planning(), tools: [...LEDGER_TOOLS, LEDGER_TOOLS[0] as (typeof LEDGER_TOOLS)[number]] })).toThrow(/two tools are named read_claims/);
+    expect(() => createLedgerServer({ runtime: createRuntime({ ctx: planning() }), tools: [...LEDGER_TOOLS, LEDGER_TOOLS[0] as (typeof LEDGER_TOOLS)[number]] })).toThrow(/two tools are named read_claims/);
   });
 });
 
 describe('raw JSON-RPC', () => {
-  async function raw(messages: object[]) {
-    const ledger = createLedgerServer({ ctx: planning() });
+  async function raw(messages: object[], ctx = planning()) {
+    const ledger = createLedgerServer({ runtime: createRuntime({ ctx }) });
     const [mine, serverSide] = InMemoryTransport.createLinkedPair();
     const got: JSONRPCMessage[] = [];
     mine.onmessage = (m) => {
@@ -279,16 +297,41 @@ describe('raw JSON-RPC', () => {
   it('a minimal initialize (clientInfo.name only) is read as 2024-11-05; an unknown revision gets the latest; ping works', async () => {
     const got = await raw([
       { jsonrpc: '2.0', id: 1, method: 'initialize', params: { clientInfo: { name: 'cursor' } } },
-      { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
       { jsonrpc: '2.0', id: 3, method: 'ping' },
       { jsonrpc: '2.0', id: 4, method: 'resources/list' },
     ]);
+    const other = await raw([{ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }]);
     // Sorted: the SDK answers an unknown method at once, before the handlers of earlier requests resolve.
-    expect(got.sort((x, y) => x.id - y.id).map((m) => [m.id, m.result?.protocolVersion ?? m.result ?? m.error?.code])).toEqual([
+    expect([...got, ...other].sort((x, y) => x.id - y.id).map((m) => [m.id, m.result?.protocolVersion ?? m.result ?? m.error?.code])).toEqual([
       [1, '2024-11-05'],
       [2, LATEST_PROTOCOL_VERSION],
       [3, {}],
       [4, -32601],
     ]);
+  });
+
+  it('a second initialize is refused and changes nothing: calls before and after it keep the first identity', async () => {
+    const ctx = planning();
+    const call = (id: number, client_identity?: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'read_claims', arguments: client_identity ? { client_identity } : {} },
+    });
+    const got = await raw(
+      [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { clientInfo: { name: 'cursor' } } },
+        call(2),
+        { jsonrpc: '2.0', id: 3, method: 'initialize', params: { clientInfo: { name: 'claude-code' } } },
+        call(4),
+      ],
+      ctx,
+    );
+    const byId = new Map(got.map((m) => [m.id, m as { result?: { structuredContent?: { haid: string } }; error?: { code: number; message: string } }]));
+    const root = rootHaid(ctx);
+    expect(byId.get(2)?.result?.structuredContent?.haid).toBe(`${root}/cursor.s1`);
+    expect(byId.get(3)?.error).toMatchObject({ code: -32600, message: expect.stringMatching(new RegExp(`initialize was already received on this connection \\(acting as ${root}/cursor\\.s1\\)`)) });
+    expect(byId.get(4)?.result?.structuredContent?.haid).toBe(`${root}/cursor.s1`);
+    expect(listHaids(ctx).haids.map((h) => h.haid)).toEqual([`${root}/cursor.s1`]); // no identity for the refused one
   });
 });

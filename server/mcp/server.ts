@@ -4,14 +4,18 @@
  * `McpServer`) is used because the tools publish plain JSON Schemas, the same ones that validate
  * their arguments, rather than zod shapes.
  *
- * Everything tool-independent lives here, once: tools/list, argument validation, HAID attribution,
- * the result shape (a JSON text block plus a `structuredContent` mirror, echoing `haid`) and the
- * error mapping (errors.ts). Tools are a registry (tools/index.ts): one file per concept.
+ * Everything tool-independent lives here, once: tools/list, argument validation, attribution, the
+ * result shape (a JSON text block plus a `structuredContent` mirror, echoing `haid`) and the error
+ * mapping (errors.ts). Tools are a registry (tools/index.ts): one file per concept.
  *
- * Attribution: `clientInfo.name` at initialize becomes the spawn HAID `{root}/{client}`, registered
- * active right away; a call's `client_identity` (a client name or a HAID of this tree) overrides it
- * for that call. Each identity is registered once per connection; a client that sent no name acts
- * as `{root}/mcp`.
+ * Attribution: one identity per connection, fixed when `initialize` arrives and resolved by the
+ * composition root's one rule (server/core/identity/session.ts): HEIMDALL_AGENT in the server's
+ * environment, else the client session id the host put there (Claude Code's
+ * CLAUDE_CODE_SESSION_ID: a reconnect keeps its identity), else a fresh session identity
+ * `{root}/{client}.s{n}` for this connection, never shared with another. A second `initialize` on
+ * the connection is refused, so the attribution of calls already sent never changes. A call's
+ * `client_identity` (a HAID, a herd address, `name.instance` or a client name) acts as that agent
+ * for that one call. Every call's writes are authored (`ctx.actor`) by the identity it ran as.
  *
  * Leniency at initialize: the spec's own example sends only `clientInfo: {name}`. Missing
  * `protocolVersion` is read as 2024-11-05 (the revision this contract was written against), missing
@@ -27,15 +31,19 @@ import {
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Ctx } from '../core/context.js';
 import { HeimdallError } from '../core/errors.js';
-import { spawnAndRegister } from '../core/identity/index.js';
+import type { CallerIdentity } from '../core/identity/session.js';
+import type { Runtime } from '../runtime.js';
 import { toolErrorResult } from './errors.js';
 import { ALL_TOOLS } from './tools/index.js';
 import type { ToolDef } from './tools/types.js';
 import { type ArgsCheck, compileArgsCheck, signature } from './validate.js';
 
-export const LEDGER_SERVER_INFO = { name: 'heimdall-ledger-mcp', version: '1.0.0' } as const;
+/**
+ * The tool contract's semver. 2.0.0: release_claim releases one claim by `id` or all of yours and
+ * answers `released` as a list; make_claim adds a claim per task (claiming the same task extends).
+ */
+export const LEDGER_SERVER_INFO = { name: 'heimdall-ledger-mcp', version: '2.0.0' } as const;
 /** The revision assumed when initialize names none. */
 export const DEFAULT_PROTOCOL_VERSION = '2024-11-05';
 /** The revisions answered as requested (others get the SDK's latest). */
@@ -47,7 +55,8 @@ export const INSTRUCTIONS =
   'Heimdall team ledger, shared by every agent on this repository. Before editing files, read_claims and make_claim them; release_claim when done. Record team-wide decisions with append_decision; to override another agent, raise_conflict_pr.';
 
 export interface LedgerServerOptions {
-  ctx: Ctx;
+  /** The composition root: the planning tree, the wire log, and who the caller is. */
+  runtime: Runtime;
   tools?: ToolDef[];
   /** Diagnostics; the stdio entry sends them to stderr. */
   log?: (message: string) => void;
@@ -82,15 +91,20 @@ export function normalizeInitialize(message: JSONRPCMessage): { message: JSONRPC
   return { message: { ...(message as object), params } as JSONRPCMessage, clientName };
 }
 
-/** A transport decorator that applies `normalizeInitialize` and reports the client's name. */
+/**
+ * A transport decorator that applies `normalizeInitialize`, reports the client's name once, and
+ * refuses a second `initialize` on the connection itself (it never reaches the SDK), so the identity
+ * fixed by the first cannot change under calls already sent.
+ */
 class InitializeShim implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: unknown) => void;
+  private initialized = false;
 
   constructor(
     private readonly inner: Transport,
-    private readonly onClient: (name: string) => void,
+    private readonly onClient: (name: string | undefined) => Promise<string | undefined>,
   ) {}
 
   get sessionId(): string | undefined {
@@ -100,12 +114,35 @@ class InitializeShim implements Transport {
   async start(): Promise<void> {
     this.inner.onclose = () => this.onclose?.();
     this.inner.onerror = (e) => this.onerror?.(e);
+    // Messages reach the SDK one after another, in the order they came; `initialize` is held until
+    // the connection's identity is resolved, so its answer, and every call after it, follow that.
     this.inner.onmessage = (msg, extra) => {
-      const { message, clientName } = normalizeInitialize(msg);
-      if (clientName !== undefined) this.onClient(clientName);
-      this.onmessage?.(message, extra);
+      this.queue = this.queue.then(() => this.deliver(msg, extra)).catch((e: Error) => this.onerror?.(e));
     };
     await this.inner.start();
+  }
+
+  private queue: Promise<void> = Promise.resolve();
+  private who: string | undefined;
+
+  private async deliver(msg: JSONRPCMessage, extra: unknown): Promise<void> {
+    const m = msg as { method?: unknown; id?: unknown };
+    if (m.method === 'initialize' && m.id !== undefined) {
+      if (this.initialized) {
+        const error = {
+          code: ErrorCode.InvalidRequest,
+          message: `initialize was already received on this connection${this.who ? ` (acting as ${this.who})` : ''}; a connection's identity is fixed: open a new connection for a new session`,
+        };
+        await this.inner.send({ jsonrpc: '2.0', id: m.id as string | number, error } as JSONRPCMessage);
+        return;
+      }
+      this.initialized = true;
+      const { message, clientName } = normalizeInitialize(msg);
+      this.who = await this.onClient(clientName);
+      this.onmessage?.(message, extra);
+      return;
+    }
+    this.onmessage?.(msg, extra);
   }
 
   send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
@@ -127,12 +164,14 @@ export interface LedgerServer {
   tools: ToolDef[];
   /** Connect to a transport (stdio in production, in-memory in tests). */
   connect(transport: Transport): Promise<void>;
-  /** The HAID calls without client_identity are attributed to (registering it if needed). */
-  sessionHaid(): string;
+  /** The identity of this connection: calls without client_identity act as it (fixed at initialize). */
+  sessionIdentity(): Promise<CallerIdentity>;
+  /** Its HAID. */
+  sessionHaid(): Promise<string>;
 }
 
 export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
-  const { ctx } = opts;
+  const { runtime } = opts;
   const log = opts.log ?? (() => {});
   const tools = opts.tools ?? ALL_TOOLS;
   const registry = new Map<string, Registered>();
@@ -141,16 +180,28 @@ export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
     registry.set(tool.name, { tool, check: compileArgsCheck(tool.inputSchema), signature: signature(tool.name, tool.inputSchema) });
   }
 
-  // Attribution state of this connection: identity given -> registered HAID.
-  let clientName = ANONYMOUS_CLIENT;
-  const haids = new Map<string, string>();
-  const attribute = (identity: string): string => {
-    let haid = haids.get(identity);
-    if (!haid) {
-      haid = spawnAndRegister(ctx, identity).haid;
-      haids.set(identity, haid);
+  // The connection's identity, fixed once (at initialize, or at the first call of a client that
+  // skipped it); a failure to resolve it is kept and reported on every call, where the agent reads it.
+  let session: Promise<CallerIdentity> | undefined;
+  const fix = (clientName: string | undefined): Promise<CallerIdentity> => {
+    const p = runtime.identify({ client: clientName, otherwise: { fresh: clientName ?? ANONYMOUS_CLIENT } });
+    p.catch(() => undefined); // reported at each call, not as an unhandled rejection
+    session = p;
+    return p;
+  };
+  const own = (): Promise<CallerIdentity> => session ?? fix(undefined);
+  // client_identity overrides, resolved once per connection (a name that fails is tried again).
+  const others = new Map<string, Promise<CallerIdentity>>();
+  const actingAs = (explicit: string | undefined): Promise<CallerIdentity> => {
+    if (explicit === undefined) return own();
+    let id = others.get(explicit);
+    if (!id) {
+      const p = runtime.identify({ explicit, explicitKind: 'client_identity', otherwise: { fresh: ANONYMOUS_CLIENT } });
+      p.catch(() => others.delete(explicit));
+      others.set(explicit, p);
+      id = p;
     }
-    return haid;
+    return id;
   };
 
   const server = new Server(LEDGER_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
@@ -170,42 +221,45 @@ export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
       });
     }
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
-    const identity = typeof args.client_identity === 'string' ? args.client_identity : clientName;
-    let haid: string | undefined;
+    const explicit = typeof args.client_identity === 'string' ? args.client_identity : undefined;
+    let identity: CallerIdentity | undefined;
     try {
       const problems = entry.check(args);
       if (problems.length) {
         try {
-          haid = attribute(identity); // so even this error echoes who asked, when that is known
+          identity = await actingAs(explicit); // so even this error echoes who asked, when that is known
         } catch {
           /* the identity is one of the problems, or unusable: reported without a HAID */
         }
         throw new HeimdallError('invalid', `invalid arguments for ${name}: ${problems.join('; ')}. Expected ${entry.signature}`);
       }
-      haid = attribute(identity);
-      const out = await entry.tool.run(args, { ctx, haid });
-      const structured = { haid, ...out };
+      identity = await actingAs(explicit);
+      const out = await entry.tool.run(args, { ctx: runtime.actingAs(identity), haid: identity.haid, identity, runtime });
+      const structured = { haid: identity.haid, ...out };
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (e) {
-      return toolErrorResult(e, haid, log);
+      return toolErrorResult(e, identity?.haid, log);
     }
   });
 
-  const onClient = (name: string) => {
-    clientName = name;
-    try {
-      const haid = attribute(name);
-      log(`client ${JSON.stringify(name)} attributed as ${haid}`);
-    } catch (e) {
-      // Reported to the client on its first tool call, where it can act on it.
-      log(`cannot register client ${JSON.stringify(name)}: ${(e as Error).message}`);
-    }
-  };
+  const onClient = (clientName: string | undefined): Promise<string | undefined> =>
+    fix(clientName).then(
+      (id) => {
+        log(`client ${JSON.stringify(clientName ?? ANONYMOUS_CLIENT)} attributed as ${id.haid}${id.address ? ` (${id.address})` : ''}, ${id.source}${id.via ? ` ${id.via}` : ''}`);
+        return id.haid;
+      },
+      (e: Error) => {
+        // Reported to the client on its first tool call, where it can act on it.
+        log(`cannot attribute client ${JSON.stringify(clientName ?? ANONYMOUS_CLIENT)}: ${e.message}`);
+        return undefined;
+      },
+    );
 
   return {
     server,
     tools,
     connect: (transport) => server.connect(new InitializeShim(transport, onClient)),
-    sessionHaid: () => attribute(clientName),
+    sessionIdentity: own,
+    sessionHaid: async () => (await own()).haid,
   };
 }

@@ -18,11 +18,32 @@ export function tmpDir(prefix = 'heimdall-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * A new, empty planning tree for the bin/ programs: an empty `.planning/` folder is a tree (they
+ * work in it), a missing one is not (only `heimdall init` creates one).
+ */
+export function tmpPlanning(prefix?: string): string {
+  const p = path.join(tmpDir(prefix), '.planning');
+  fs.mkdirSync(p);
+  return p;
+}
+
 /** A fresh planning root (not yet initialised) and a context on it with a fixed clock. */
 export function tmpCtx(startIso = '2026-06-11T12:07:27Z'): Ctx & { clock: ReturnType<typeof fixedClock> } {
   const root = path.join(tmpDir(), '.planning');
   const clock = fixedClock(Date.parse(startIso));
   return Object.assign(makeCtx(root, { clock, ids: sequentialIds('t') }), { clock });
+}
+
+/**
+ * The environment for a spawned program: this process's, without the variables that name the caller
+ * or locate the tree (HEIMDALL_AGENT, a client session id such as CLAUDE_CODE_SESSION_ID, ...), so a
+ * test run inside an agent session behaves as one run in a plain terminal. Tests set them explicitly.
+ */
+export function hermeticEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of ['HEIMDALL_AGENT', 'HEIMDALL_HAID', 'HEIMDALL_PLANNING_DIR', 'HEIMDALL_CEILING_DIRECTORIES', 'CLAUDE_CODE_SESSION_ID', 'CODEX_THREAD_ID', 'CLAUDE_PROJECT_DIR']) delete env[k];
+  return { ...env, ...extra };
 }
 
 export interface RunResult {
@@ -35,7 +56,7 @@ export interface RunResult {
 export function runBin(name: string, args: string[], opts: { planning: string; input?: string; env?: Record<string, string> }): RunResult {
   const r = spawnSync(path.join(BIN, name), args, {
     input: opts.input ?? '',
-    env: { ...process.env, HEIMDALL_PLANNING_DIR: opts.planning, ...opts.env },
+    env: hermeticEnv({ HEIMDALL_PLANNING_DIR: opts.planning, ...opts.env }),
     encoding: 'utf8',
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
@@ -47,7 +68,7 @@ export function runConcurrently(n: number, make: (i: number) => { name: string; 
     Array.from({ length: n }, (_, i) => {
       const { name, args } = make(i);
       return new Promise<RunResult>((resolve) => {
-        const child = spawn(path.join(BIN, name), args, { env: { ...process.env, HEIMDALL_PLANNING_DIR: planning } });
+        const child = spawn(path.join(BIN, name), args, { env: hermeticEnv({ HEIMDALL_PLANNING_DIR: planning }) });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d) => (stdout += d));

@@ -45,11 +45,11 @@ function watchedPaths(ctx: Ctx): Watched[] {
     { topic: 'ledger', path: path.join(p.protocolDir, 'runs'), depth: 1, include: (n) => n.endsWith('.json') },
     // Claims, identities, decisions (ledger/), check-ins, mailboxes and tiers (herd/).
     { topic: 'team', path: p.teamLedgerDir, depth: 3 },
-    { topic: 'team', path: path.join(p.root, 'herd'), depth: 2 },
+    { topic: 'team', path: p.herdDir, depth: 2 },
     // The wire log's topics, and handshake peers and tasks. Only the log files count in wire/: the
     // read model database lives there too and changes whenever Studio itself catches up on the log.
     { topic: 'wire', path: p.wireDir, depth: 1, include: (n) => n.endsWith('.jsonl') },
-    { topic: 'wire', path: path.join(p.root, 'handshake'), depth: 2 },
+    { topic: 'wire', path: p.handshakeDir, depth: 2 },
   ];
 }
 

@@ -1,5 +1,6 @@
 import { HeimdallError } from '../../core/errors.js';
 import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/handshake/handshake.js';
+import { isAddressLike } from '../../core/identity/agent.js';
 import { bool, parseArgs, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';
@@ -12,6 +13,7 @@ const USAGE = [
   '       heimdall a2a route                         TASK_DISPATCH JSON on stdin -> the decision, nothing recorded',
   '       heimdall a2a peers [--json]                the live peer profiles',
   '  exit 1 when a dispatch ends blocked and not re-routed; --client-identity is the same as --as',
+  '  ID: an agent id (hermes-1), a herd address (mason.1@core), a session (claude-code.2) or a HAID; default: HEIMDALL_AGENT',
 ].join('\n');
 
 async function stdinJson(io: Io, what: string): Promise<unknown> {
@@ -27,7 +29,7 @@ async function stdinJson(io: Io, what: string): Promise<unknown> {
 
 export const command: Command = {
   summary: 'the three-message handshake',
-  async run(argv, { io, ctx, prog }) {
+  async run(argv, { io, ctx: plainCtx, prog, runtime, caller }) {
     const p = parseArgs(argv, {
       usage: USAGE,
       flags: { as: 'string', 'client-identity': 'string', to: 'string', json: 'boolean' },
@@ -36,29 +38,34 @@ export const command: Command = {
     const a = str(p, 'as');
     const c = str(p, 'client-identity');
     if (a !== undefined && c !== undefined && a !== c) throw usageError(USAGE, '--as and --client-identity name different callers; give one');
-    const as = a ?? c ?? ctx().env.HEIMDALL_AGENT;
+    const flag = a ?? c;
+    // An agent named as an agent (address, session, HAID; or the environment's agent) authors the
+    // writes; a bare agent id such as hermes-1 is a handshake peer, recorded as given.
+    const named = flag === undefined ? runtime.envNamesCaller : flag.includes('/') || isAddressLike(flag);
     const sub = p.positionals[0];
+    let who: Awaited<ReturnType<typeof caller>> | undefined;
+    if (named && ['announce', 'dispatch', 'result'].includes(sub as string)) who = await caller(flag, a !== undefined ? '--as' : '--client-identity');
+    const ctx = () => who?.ctx ?? plainCtx();
+    const asOf = (): string | undefined => {
+      if (!named) return flag;
+      return who?.identity.known ? (who.identity.address ?? who.identity.haid) : undefined;
+    };
     if (str(p, 'to') !== undefined && sub !== 'dispatch') throw usageError(USAGE, '--to is only for dispatch');
     switch (sub) {
       case 'announce': {
         const message = await stdinJson(io, 'SESSION_ANNOUNCE');
         // The profile also goes to the wire log (agent.started), so the read model keeps it.
-        const { openWireLog } = await import('../../runtime.js');
-        const wire = await openWireLog(ctx()).catch((e: Error) => {
-          io.err(`${prog}: warning: the profile is not in the wire log: ${e.message}`);
-          return undefined;
-        });
-        try {
-          const r = await announce(ctx(), message, { as, wire });
-          for (const w of r.warnings ?? []) io.err(`${prog}: warning: ${w}`);
-          printJson(io, r);
-        } finally {
-          await wire?.close();
-        }
+        const as = asOf();
+        const wire = await runtime.tryWireLog();
+        if (wire.problem) io.err(`${prog}: warning: the profile is not in the wire log: ${wire.problem}`);
+        const r = await announce(ctx(), message, { as, wire: wire.log });
+        for (const w of r.warnings ?? []) io.err(`${prog}: warning: ${w}`);
+        printJson(io, r);
         return 0;
       }
       case 'dispatch': {
-        const r = await dispatch(ctx(), await stdinJson(io, 'TASK_DISPATCH'), { as, to: str(p, 'to') });
+        const message = await stdinJson(io, 'TASK_DISPATCH');
+        const r = await dispatch(ctx(), message, { as: asOf(), to: str(p, 'to') });
         if (r.decision === 'routed') {
           printJson(io, r);
           return 0;
@@ -69,7 +76,8 @@ export const command: Command = {
         return r.handling.rerouted_to ? 0 : 1;
       }
       case 'result': {
-        const r = await submitResult(ctx(), await stdinJson(io, 'TASK_RESULT'), { as });
+        const message = await stdinJson(io, 'TASK_RESULT');
+        const r = await submitResult(ctx(), message, { as: asOf() });
         for (const w of r.warnings ?? []) io.err(`${prog}: warning: ${w}`);
         printJson(io, r);
         return 0;

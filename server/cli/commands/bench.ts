@@ -8,14 +8,18 @@ const USAGE =
 
 export const command: Command = {
   summary: 'token benchmarks',
-  async run(argv, { io, ctx }) {
+  async run(argv, { io, runtime }) {
     const p = parseArgs(argv, { usage: USAGE, flags: { json: 'boolean', keep: 'boolean', 'emit-briefs': 'string', record: 'boolean', run: 'string' }, positionals: [2, 2] });
     const [kind, dir] = p.positionals as [string, string];
     if (kind !== 'gsd') throw usageError(USAGE, `unknown bench ${JSON.stringify(kind)} (supported: gsd)`);
     const emit = str(p, 'emit-briefs');
     if (emit !== undefined && emit.trim() === '') throw usageError(USAGE, '--emit-briefs needs a folder');
     const run = str(p, 'run');
-    const r = benchGsd(ctx(), dir, { keep: bool(p, 'keep'), record: bool(p, 'record'), ...(emit ? { emitBriefs: emit } : {}), ...(run ? { run } : {}) });
+    const record = bool(p, 'record');
+    // Measured on a copy in its own folder: only the ports are needed, not a planning tree here;
+    // --record writes the run into this workspace's ledger, which must exist.
+    const ctx = record ? runtime.ctx : runtime.ctxAt(runtime.tree.root);
+    const r = benchGsd(ctx, dir, { keep: bool(p, 'keep'), record, ...(emit ? { emitBriefs: emit } : {}), ...(run ? { run } : {}) });
     if (bool(p, 'json')) printJson(io, r);
     else for (const line of formatBench(r)) io.out(line);
     // A brief that misses what its plan references is a negative answer: the saving it shows is not earned.

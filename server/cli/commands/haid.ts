@@ -4,15 +4,17 @@ import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
 const USAGE = [
-  'heimdall-haid spawn CLIENT | register HAID [--role ROLE] | list | retire HAID | root   [--json]',
+  'heimdall-haid spawn CLIENT | register AGENT [--role ROLE] | list | retire AGENT | root | whoami [--as AGENT]   [--json]',
   '  spawn derives {root}/{client} (e.g. cursor, copilot, claude-code) without registering it;',
-  '  register records a HAID active; its role is its last segment (--role, if given, must match).',
+  '  register records an agent active with its herd address; its role is its last segment without',
+  '  a .instance suffix (--role, if given, must match). AGENT: a HAID, mason.1@core or claude-code.2.',
+  '  whoami: the identity this shell acts as (HEIMDALL_AGENT, the client session, else {root}/cli).',
 ].join('\n');
 
 export const command: Command = {
   summary: 'HAID identities',
-  async run(argv, { io, ctx }) {
-    const p = parseArgs(argv, { usage: USAGE, flags: { role: 'string', json: 'boolean' }, positionals: [1, 2] });
+  async run(argv, { io, ctx, caller }) {
+    const p = parseArgs(argv, { usage: USAGE, flags: { role: 'string', as: 'string', json: 'boolean' }, positionals: [1, 2] });
     const json = bool(p, 'json');
     const [verb, arg] = p.positionals as [string, string?];
     const noArg = () => {
@@ -23,6 +25,7 @@ export const command: Command = {
       return arg;
     };
     if (verb !== 'register' && str(p, 'role') !== undefined) throw usageError(USAGE, `--role applies to register only`);
+    if (verb !== 'whoami' && str(p, 'as') !== undefined) throw usageError(USAGE, `--as applies to whoami only`);
     switch (verb) {
       case 'root': {
         noArg();
@@ -47,7 +50,14 @@ export const command: Command = {
         noArg();
         const l = listHaids(ctx());
         if (json) printJson(io, l);
-        else for (const h of l.haids) io.out([h.haid, h.role, h.status, h.registered_at].join('\t'));
+        else for (const h of l.haids) io.out([h.haid, h.role, h.status, h.registered_at, h.address ?? '-'].join('\t'));
+        return 0;
+      }
+      case 'whoami': {
+        noArg();
+        const { identity } = await caller(str(p, 'as'), '--as');
+        if (json) printJson(io, identity);
+        else io.out(`${identity.haid}\t${identity.address ?? '-'}\t${identity.source}${identity.via ? ` (${identity.via})` : ''}`);
         return 0;
       }
       case 'retire': {

@@ -1,4 +1,6 @@
+import { parseAgentAddress } from '../../core/herd/address.js';
 import { checkin, listAgents, peekInbox, send } from '../../core/herd/checkin.js';
+import { isAddressLike } from '../../core/identity/agent.js';
 import { readTeam, teamFile, writeDefaultTeam } from '../../core/herd/team.js';
 import { bool, list, parseArgs, requireStr, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
@@ -10,7 +12,8 @@ const USAGE = [
   '       heimdall herd inbox --as ADDRESS          (pending messages, not drained)',
   '       heimdall herd status                      (every known agent: tier, heartbeat, last check-in, status)',
   '       heimdall herd team [--init]               (effective tiers; --init writes .planning/herd/team.json)',
-  '  all take --json; --client-identity is the same as --as; HEIMDALL_AGENT is the default caller',
+  '  all take --json; --client-identity is the same as --as. ADDRESS: a herd address (mason.1@core), a session',
+  '  (claude-code.2, i.e. claude-code.2@team) or the same agent\'s HAID. Default caller: HEIMDALL_AGENT, else the client session',
 ].join('\n');
 
 function oneLine(s: string, max = 100): string {
@@ -20,7 +23,7 @@ function oneLine(s: string, max = 100): string {
 
 export const command: Command = {
   summary: 'herd check-in and messages',
-  async run(argv, { io, ctx, prog }) {
+  async run(argv, { io, ctx, prog, runtime, caller }) {
     const p = parseArgs(argv, {
       usage: USAGE,
       flags: {
@@ -39,37 +42,35 @@ export const command: Command = {
       positionals: [1, 1],
     });
     const json = bool(p, 'json');
-    const as = () => {
+    /** The caller (flag, else the environment's agent) and the context its writes are authored by. */
+    const as = async () => {
       const a = str(p, 'as');
       const c = str(p, 'client-identity');
       if (a !== undefined && c !== undefined && a !== c) throw usageError(USAGE, '--as and --client-identity name different callers; give one');
-      const v = a ?? c ?? ctx().env.HEIMDALL_AGENT;
-      if (v === undefined || v === '') throw usageError(USAGE, 'name the caller with --as ADDRESS (e.g. --as mason.1@core) or HEIMDALL_AGENT');
-      return v;
+      const flag = a ?? c;
+      // A bare word is no agent: refused with the accepted forms rather than taken as a client name.
+      if (flag !== undefined && !flag.includes('/') && !isAddressLike(flag)) parseAgentAddress(flag, 'caller');
+      const who = await caller(flag, a !== undefined ? '--as' : '--client-identity');
+      if (!who.identity.known) throw usageError(USAGE, 'name the caller with --as ADDRESS (e.g. --as mason.1@core) or HEIMDALL_AGENT');
+      if (!who.identity.address) throw usageError(USAGE, `${who.identity.haid} names a client, not an agent session, so it has no herd address: name the caller as name.instance@team (e.g. --as mason.1@core)`);
+      return { ctx: who.ctx, address: who.identity.address };
     };
     switch (p.positionals[0]) {
       case 'checkin': {
         if (bool(p, 'no-task') && str(p, 'task') !== undefined) throw usageError(USAGE, '--task and --no-task contradict each other');
         const dependsFlag = str(p, 'depends');
+        const me = await as();
         const input = {
-          as: as(),
+          as: me.address,
           status: requireStr(p, 'status', USAGE),
           task: bool(p, 'no-task') ? null : str(p, 'task'),
           depends: dependsFlag === undefined ? undefined : list(dependsFlag),
         };
         // Every check-in appends an agent.heartbeat to the wire log the environment selects.
         // If the log cannot be opened (NATS down, a bad HEIMDALL_STREAM_URL) the check-in still counts.
-        const { openWireLog } = await import('../../runtime.js');
-        const wire = await openWireLog(ctx()).catch((e: Error) => {
-          io.err(`${prog}: warning: no agent.heartbeat wire event: ${e.message}`);
-          return undefined;
-        });
-        let r: Awaited<ReturnType<typeof checkin>>;
-        try {
-          r = await checkin(ctx(), input, { wire });
-        } finally {
-          await wire?.close();
-        }
+        const wire = await runtime.tryWireLog();
+        if (wire.problem) io.err(`${prog}: warning: no agent.heartbeat wire event: ${wire.problem}`);
+        const r = await checkin(me.ctx, input, { wire: wire.log });
         for (const w of r.warnings ?? []) io.err(`${prog}: warning: ${w}`);
         if (json) {
           printJson(io, r);
@@ -91,14 +92,16 @@ export const command: Command = {
           if (io.stdinIsTTY) throw usageError(USAGE, 'give the message with --body TEXT or on stdin');
           body = (await io.readStdin()).replace(/\n$/, '');
         }
-        const r = send(ctx(), { from: as(), to: requireStr(p, 'to', USAGE), type: requireStr(p, 'type', USAGE), body });
+        const me = await as();
+        const r = send(me.ctx, { from: me.address, to: requireStr(p, 'to', USAGE), type: requireStr(p, 'type', USAGE), body });
         if (r.note) io.err(`${prog}: note: ${r.note}`);
         if (json) printJson(io, r);
         else io.out(`${r.id} ${r.type} -> ${r.pooled ? '@anyone (the first eligible agent to check in)' : r.recipients.join(', ') || 'nobody'}`);
         return 0;
       }
       case 'inbox': {
-        const r = peekInbox(ctx(), as());
+        const me = await as();
+        const r = peekInbox(me.ctx, me.address);
         if (r.tornLine) io.err(`${prog}: warning: mailbox.jsonl line ${r.tornLine} is cut short (a writer died mid-line); it is removed at the next check-in or send`);
         if (json) printJson(io, r);
         else {

@@ -39,6 +39,10 @@ export const command: Command = {
     const dryRun = bool(p, 'dry-run');
     const written = dryRun ? [] : applySetup(plan);
     const changed = plan.files.some((f) => f.action !== 'unchanged');
+    // Only `heimdall init` creates a planning tree; without one the server refuses to start, so say so.
+    const hasTree = fs.existsSync(path.join(root, '.planning')) || !!process.env.HEIMDALL_PLANNING_DIR?.trim();
+    const initStep = hasTree ? [] : [{ label: 'next', lines: [`no planning tree in ${root} yet: run \`heimdall init\` there (the MCP server needs it)`] }];
+    const next = [...initStep, ...plan.next];
     const warnings = [...(detected.warning ? [detected.warning] : []), ...plan.warnings];
 
     if (bool(p, 'json')) {
@@ -57,7 +61,7 @@ export const command: Command = {
           outside_repository: f.outsideRepository,
           ...(dryRun && f.action !== 'unchanged' ? { diff: planDiff({ ...plan, files: [f] }) } : {}),
         })),
-        next: plan.next,
+        next,
         warnings,
       });
       return 0;
@@ -75,7 +79,7 @@ export const command: Command = {
     }
     if (!changed) io.out(`nothing to change: ${plan.clients.join(', ')} ${plan.clients.length === 1 ? 'is' : 'are'} already set up.`);
     else if (dryRun) io.out('dry run: nothing was written.');
-    if (changed) for (const n of plan.next) for (const line of n.lines) io.out(`${n.label}: ${line}`);
+    for (const n of changed ? next : initStep) for (const line of n.lines) io.out(`${n.label}: ${line}`);
     return 0;
   },
 };

@@ -2,14 +2,13 @@
  * `heimdall wire ...`: the wire stream from the shell. Parses arguments, makes one core call per
  * subcommand, prints the result; the log and the read model come from the composition root.
  */
-import type { Ctx } from '../../core/context.js';
-
 import { DEFAULT_TOPIC, type WireLog, checkTopic } from '../../core/wire/log.js';
 import { type CatchUpResult, describeRound, listenOnce, replay, WireListener } from '../../core/wire/listener.js';
 import { emitWire, emitWires, parseWireJson } from '../../core/wire/producer.js';
 import { formatReleasePlan } from '../../core/wire/release.js';
 import { readReleasePlan, readWireState } from '../../core/wire/state.js';
 import type { ReadModelStore } from '../../core/wire/store.js';
+import type { Runtime } from '../../runtime.js';
 import type { Io } from '../io.js';
 import { bool, int, parseArgs, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
@@ -25,26 +24,14 @@ const USAGE = [
   'environment: HEIMDALL_STREAM_URL=nats://... (JetStream log), DATABASE_URL=postgresql://... (read model), HEIMDALL_WIRE_MAX_PAYLOAD_BYTES',
 ].join('\n');
 
-async function withLog<T>(ctx: Ctx, fn: (log: WireLog) => Promise<T>): Promise<T> {
-  const { openWireLog } = await import('../../runtime.js');
-  const log = await openWireLog(ctx);
-  try {
-    return await fn(log);
-  } finally {
-    await log.close();
-  }
+// The log and the read model belong to the composition root, which closes them when the command ends.
+async function withLog<T>(runtime: Runtime, fn: (log: WireLog) => Promise<T>): Promise<T> {
+  return fn(await runtime.wireLog());
 }
 
-async function withModel<T>(ctx: Ctx, fn: (log: WireLog, store: ReadModelStore) => Promise<T>): Promise<T> {
-  return withLog(ctx, async (log) => {
-    const { openReadModel } = await import('../../runtime.js');
-    const store = await openReadModel(ctx);
-    try {
-      return await fn(log, store);
-    } finally {
-      await store.close();
-    }
-  });
+/** Catch-ups and replays run one at a time per process (they race on the stored offsets otherwise). */
+function withModel<T>(runtime: Runtime, fn: (log: WireLog, store: ReadModelStore) => Promise<T>): Promise<T> {
+  return runtime.exclusive(({ log, store }) => fn(log, store));
 }
 
 function warnProblems(io: Io, prog: string, r: CatchUpResult): void {
@@ -66,7 +53,7 @@ function printTail(io: Io, json: boolean, records: { sequence_number: number; co
 
 export const command: Command = {
   summary: 'wire stream: emit | tail | state | listen | replay | release',
-  async run(argv, { io, ctx, prog }) {
+  async run(argv, { io, ctx, prog, runtime }) {
     const p = parseArgs(argv, {
       usage: USAGE,
       flags: { topic: 'string', json: 'boolean', from: 'int', follow: 'boolean', task: 'string', agent: 'string', stream: 'string', 'no-catch-up': 'boolean', once: 'boolean', batch: 'int', role: 'string' },
@@ -80,7 +67,7 @@ export const command: Command = {
       case 'emit': {
         if (io.stdinIsTTY) throw usageError(USAGE, 'pipe the wire to stdin, e.g. echo \'{"wire":"1.1",...}\' | heimdall wire emit');
         const body = parseWireJson(await io.readStdin());
-        return withLog(ctx(), async (log) => {
+        return withLog(runtime, async (log) => {
           const out = Array.isArray(body) ? await emitWires(ctx(), log, body, { topic }) : [await emitWire(ctx(), log, body, { topic })];
           for (const e of out) {
             if (json) printJson(io, { topic: e.topic, sequence_number: e.sequence_number, consensus_timestamp: e.consensus_timestamp, wire_id: e.wire.wire_id, stream_id: e.wire.stream_id, stream_seq: e.wire.stream_seq, upgraded: e.upgraded });
@@ -92,7 +79,7 @@ export const command: Command = {
       case 'tail': {
         if (extra !== undefined && !/^\d+$/.test(extra)) throw usageError(USAGE, `N must be a non-negative integer, got ${JSON.stringify(extra)}`);
         const n = extra === undefined ? 20 : Number(extra);
-        return withLog(ctx(), async (log) => {
+        return withLog(runtime, async (log) => {
           let from = int(p, 'from');
           if (from === undefined) {
             // The last N records: find the end, then read back from end - N + 1.
@@ -122,7 +109,7 @@ export const command: Command = {
       case 'state': {
         const q = { task: str(p, 'task'), agent: str(p, 'agent'), stream: str(p, 'stream') };
         if ([q.task, q.agent, q.stream].filter((x) => x !== undefined).length > 1) throw usageError(USAGE, 'give at most one of --task, --agent, --stream');
-        return withModel(ctx(), async (log, store) => {
+        return withModel(runtime, async (log, store) => {
           if (!bool(p, 'no-catch-up')) warnProblems(io, prog, await listenOnce(ctx(), log, store));
           const s = await readWireState(ctx(), store, q);
           if (json) {
@@ -169,7 +156,7 @@ export const command: Command = {
       case 'listen': {
         const batchSize = int(p, 'batch');
         if (batchSize !== undefined && batchSize < 1) throw usageError(USAGE, '--batch must be at least 1');
-        return withModel(ctx(), async (log, store) => {
+        return withModel(runtime, async (log, store) => {
           if (bool(p, 'once')) {
             const r = await listenOnce(ctx(), log, store, { batchSize });
             warnProblems(io, prog, r);
@@ -192,7 +179,7 @@ export const command: Command = {
         });
       }
       case 'replay':
-        return withModel(ctx(), async (log, store) => {
+        return withModel(runtime, async (log, store) => {
           const r = await replay(ctx(), log, store);
           warnProblems(io, prog, r);
           if (json) printJson(io, r);
@@ -200,7 +187,7 @@ export const command: Command = {
           return 0;
         });
       case 'release':
-        return withModel(ctx(), async (log, store) => {
+        return withModel(runtime, async (log, store) => {
           if (!bool(p, 'no-catch-up')) warnProblems(io, prog, await listenOnce(ctx(), log, store));
           const plan = await readReleasePlan(ctx(), store, { role: str(p, 'role') });
           if (json) printJson(io, plan);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hermeticEnv } from '../../testing/fixtures.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const dirs: string[] = [];
@@ -21,8 +22,9 @@ afterEach(() => {
 function tree() {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-claim-cli-')), '.planning');
   dirs.push(path.dirname(dir));
+  fs.mkdirSync(dir); // an empty tree (only `heimdall init` makes one; an empty folder is one too)
   const cli = (prog: 'heimdall-claim' | 'heimdall-haid', args: string[], env: Record<string, string> = {}) => {
-    const r = spawnSync(path.join(repo, 'bin', prog), args, { encoding: 'utf8', env: { ...process.env, HEIMDALL_HAID: '', ...env, HEIMDALL_PLANNING_DIR: dir }, timeout: 30_000 });
+    const r = spawnSync(path.join(repo, 'bin', prog), args, { encoding: 'utf8', env: hermeticEnv({ ...env, HEIMDALL_PLANNING_DIR: dir }), timeout: 30_000 });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
   const root = cli('heimdall-haid', ['root']).out.trim();
@@ -30,28 +32,42 @@ function tree() {
 }
 
 describe('heimdall-claim', () => {
-  it('claims as {root}/cli by default, keeps commas inside braces, lists and releases', () => {
+  it('claims as {root}/cli by default, keeps commas inside braces, one claim per task; lists and releases', () => {
     const { claim, root } = tree();
     const c = claim(['claim', '--surfaces', 'src/{a,b}.ts, docs/', '--task', 'T-1', '--ttl-minutes', '5']);
     expect(c.code).toBe(0);
-    expect(c.out).toMatch(new RegExp(`^claimed src/\\{a,b\\}\\.ts,docs/\\*\\* for ${root}/cli:T-1 until \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\n$`));
-    const again = claim(['claim', '--surfaces', 'lib/**', '--task', 'T-2', '--json']);
-    expect(JSON.parse(again.out)).toMatchObject({ haid: `${root}/cli`, extended: true, claim: { surfaces: ['src/{a,b}.ts', 'docs/**', 'lib/**'], task_ref: `${root}/cli:T-2` } });
-    const list = claim(['list']);
-    expect(list.out.split('\t').slice(0, 2)).toEqual([`${root}/cli`, 'active']);
-    expect(list.out.trimEnd().split('\t').slice(3)).toEqual([`${root}/cli:T-2`, 'src/{a,b}.ts,docs/**,lib/**']);
-    const json = JSON.parse(claim(['list', '--json']).out);
-    expect(json).toMatchObject({ count: 1, active: 1, expired: 0, retired: 0 });
-    expect(claim(['release'])).toMatchObject({ code: 0, out: `released src/{a,b}.ts,docs/**,lib/** held by ${root}/cli (active)\n` });
+    expect(c.out).toMatch(new RegExp(`^claimed c-[a-z0-9]+ src/\\{a,b\\}\\.ts,docs/\\*\\* for ${root}/cli:T-1 until \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\n$`));
+    const same = JSON.parse(claim(['claim', '--surfaces', 'lib/**', '--task', 'T-1', '--json']).out);
+    expect(same).toMatchObject({ haid: `${root}/cli`, address: null, extended: true, claim: { surfaces: ['src/{a,b}.ts', 'docs/**', 'lib/**'], task_ref: `${root}/cli:T-1` } });
+    const other = JSON.parse(claim(['claim', '--surfaces', 'test/**', '--task', 'T-2', '--json']).out);
+    expect(other).toMatchObject({ extended: false, claim: { surfaces: ['test/**'], task_ref: `${root}/cli:T-2` } });
+    expect(other.claim.id).not.toBe(same.claim.id);
+    const rows = claim(['list']).out.trimEnd().split('\n').map((l) => l.split('\t'));
+    expect(rows.map((r) => [r[0], r[1], r[3], r[4], r[5]])).toEqual([
+      [`${root}/cli`, 'active', `${root}/cli:T-1`, 'src/{a,b}.ts,docs/**,lib/**', same.claim.id],
+      [`${root}/cli`, 'active', `${root}/cli:T-2`, 'test/**', other.claim.id],
+    ]);
+    expect(JSON.parse(claim(['list', '--json']).out)).toMatchObject({ count: 2, active: 2, expired: 0, retired: 0, released: 0 });
+    expect(claim(['release', '--id', same.claim.id])).toMatchObject({ code: 0, out: `released ${same.claim.id} src/{a,b}.ts,docs/**,lib/** held by ${root}/cli (was active)\n` });
+    expect(claim(['release', '--reason', 'done'])).toMatchObject({ code: 0, out: `released ${other.claim.id} test/** held by ${root}/cli (was active)\n` });
     expect(claim(['list'])).toMatchObject({ code: 0, out: '' });
+    const history = JSON.parse(claim(['list', '--all', '--json']).out);
+    expect(history).toMatchObject({ count: 2, released: 2 });
+    expect(history.claims[1]).toMatchObject({ id: other.claim.id, status: 'released', released_by: `${root}/cli`, reason: 'done' });
   });
 
-  it('acts as $HEIMDALL_HAID, or --haid over it', () => {
+  it('acts as $HEIMDALL_AGENT (or the 1.x $HEIMDALL_HAID), or --as / --haid over it, in any form an agent is named', () => {
     const { claim, root } = tree();
     expect(claim(['claim', '--surfaces', 'a', '--task', 'T'], { HEIMDALL_HAID: `${root}/ci` }).out).toContain(`${root}/ci:T`);
     expect(claim(['claim', '--surfaces', 'b', '--task', 'T', '--haid', `${root}/cursor`], { HEIMDALL_HAID: `${root}/ci` }).out).toContain(`${root}/cursor:T`);
+    expect(claim(['claim', '--surfaces', 'c', '--task', 'T'], { HEIMDALL_AGENT: 'claude-code.2', HEIMDALL_HAID: `${root}/ci` }).out).toContain(`${root}/claude-code.2:T`);
+    expect(claim(['claim', '--surfaces', 'd', '--task', 'T', '--as', 'mason.1@core']).out).toContain(`${root}/core/mason.1:T`);
+    // The HAID and the herd address are one identity: releasing by either name finds the same claims.
+    expect(claim(['release', '--as', `${root}/core/mason.1`]).out).toContain(`held by ${root}/core/mason.1`);
     expect(claim(['release'], { HEIMDALL_HAID: `${root}/ci` }).code).toBe(0);
     expect(claim(['release', '--haid', `${root}/cursor`]).code).toBe(0);
+    expect(claim(['release', '--as', `${root}/claude-code.2`]).code).toBe(0);
+    expect(claim(['release', '--as', 'a', '--haid', 'b']).err).toMatch(/--as and --haid name different agents/);
   });
 
   it('a collision exits 1 naming the holder, its task and the overlapping globs; nothing is written', () => {
@@ -61,7 +77,7 @@ describe('heimdall-claim', () => {
     const r = claim(['claim', '--surfaces', 'src/a/b.ts', '--task', 'T-10', '--haid', `${root}/copilot`]);
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
-    expect(r.err).toContain(`heimdall-claim: claim refused for ${root}/copilot: ${root}/cursor holds src/a/** for task T-9 (task_ref ${root}/cursor:T-9)`);
+    expect(r.err).toMatch(new RegExp(`heimdall-claim: claim refused for ${root}/copilot: ${root}/cursor holds src/a/\\*\\* for task T-9 \\(claim c-[a-z0-9]+, task_ref ${root}/cursor:T-9\\)`));
     expect(r.err).toContain('overlapping: src/a/b.ts ~ src/a/**');
     expect(fs.readFileSync(path.join(dir, 'ledger/claims.json'), 'utf8')).toBe(before);
     expect(claim(['claim', '--surfaces', 'src/*.ts', '--task', 'T-11', '--haid', `${root}/copilot`]).code).toBe(0); // no overlap with src/a/**
@@ -83,7 +99,8 @@ describe('heimdall-claim', () => {
     ['unknown flag', ['claim', '--surface', 'a', '--task', 'T'], 2, /unknown option --surface/],
     ['absolute glob', ['claim', '--surfaces', '/etc/**', '--task', 'T'], 1, /invalid surface "\/etc\/\*\*": absolute paths are not allowed/],
     ['unbalanced brace', ['claim', '--surfaces', 'src/{a,b', '--task', 'T'], 1, /is never closed/],
-    ['bad --haid', ['claim', '--surfaces', 'a', '--task', 'T', '--haid', 'Cursor'], 1, /invalid --haid "Cursor"/],
+    ['bad --haid', ['claim', '--surfaces', 'a', '--task', 'T', '--haid', 'Cur/sor'], 1, /invalid --haid "Cur\/sor"/],
+    ['bad --as address', ['claim', '--surfaces', 'a', '--task', 'T', '--as', 'mason@core'], 1, /malformed --as "mason@core"/],
     ['foreign --haid', ['claim', '--surfaces', 'a', '--task', 'T', '--haid', 'h-zz/cursor'], 1, /not part of this planning tree/],
     ['flag that does not apply', ['list', '--task', 'T'], 2, /--task does not apply to list/],
   ];
@@ -152,6 +169,6 @@ describe('heimdall-haid', () => {
     const { cli, root } = tree();
     const r = cli('heimdall-haid', ['register', `${root}/cursor`, '--role', 'copilot']);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/ends in \/cursor, so its role is cursor, not copilot/);
+    expect(r.err).toMatch(/has the role cursor .*not copilot/);
   });
 });

@@ -3,14 +3,18 @@
  * `heimdall-claim`, MCP `make_claim` / `read_claims` / `release_claim`, the Studio) call these.
  */
 export {
-  /** Claim surfaces for a HAID, or extend its claim; throws `conflict` naming the holders. */
+  /** Claim surfaces for an agent's task (a new claim per task, extended when the task is claimed again); throws `conflict` naming the holders. */
   makeClaim,
-  /** Release a HAID's claim; another HAID's claim only once it stopped blocking. */
+  /** Release one claim by id, or all of an agent's claims; another agent's only once they stopped blocking. Kept as history. */
   releaseClaim,
-  /** Every claim with its status (active, expired, retired); `activeOnly` for the blocking ones. */
+  /** Claims with their status (active, expired, retired; `history` adds released); `activeOnly` for the blocking ones. */
   listClaims,
-  /** The raw, checked contents of claims.json keyed by HAID. */
+  /** The active claims of one agent. */
+  activeClaimsOf,
+  /** The raw, checked contents of claims.json keyed by claim id. */
   readClaims,
+  /** A claim's status now (released, retired, expired, active). */
+  statusOf,
   /** Dry run of the gate: the collisions a claim would hit now. */
   checkCollisions,
   /** Pure gate over a claims map (for callers that already hold the data). */
@@ -23,7 +27,11 @@ export {
   DEFAULT_TTL_MINUTES,
   MAX_TTL_MINUTES,
   MAX_SURFACES,
+  MAX_FINISHED,
+  CLAIM_ID,
   type Claim,
+  type StoredClaimStatus,
+  type ReleasedClaim,
   type ClaimView,
   type ClaimStatus,
   type ClaimRequest,

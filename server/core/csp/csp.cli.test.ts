@@ -23,6 +23,7 @@ let work: string;
 beforeEach(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'csp-cli-'));
   root = path.join(work, '.planning');
+  fs.mkdirSync(root); // an empty tree: the CLI works in one and never creates one
 });
 afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
 

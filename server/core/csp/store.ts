@@ -48,8 +48,8 @@ export interface CspPaths {
 
 /** Where the CSP state lives: `<planning root>/csp`. */
 export function cspPaths(ctx: Ctx): CspPaths {
-  const dir = path.join(ctx.root, 'csp');
-  return { dir, index: path.join(dir, 'index.json'), checkpointsDir: path.join(dir, 'checkpoints'), patchesDir: path.join(dir, 'patches') };
+  const p = ctx.paths;
+  return { dir: p.cspDir, index: p.cspIndex, checkpointsDir: p.cspCheckpointsDir, patchesDir: p.cspPatchesDir };
 }
 
 function checkpointFile(p: CspPaths, id: string): string {

@@ -19,7 +19,7 @@ export interface LedgerCapsule {
 }
 
 export function completedDir(ctx: Ctx): string {
-  return path.join(ctx.paths.teamLedgerDir, 'completed');
+  return ctx.paths.completedDir;
 }
 
 function completedIds(ctx: Ctx): string[] {

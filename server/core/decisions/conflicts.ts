@@ -13,7 +13,8 @@ import { logAction } from '../log/protocolLog.js';
 import { atomicWrite, withLock } from '../planning/fsx.js';
 import { checkName } from '../planning/ids.js';
 import { isoSeconds } from '../ports.js';
-import { checkCollisions, checkSurfaces, readClaims } from '../claims/claims.js';
+import { activeClaimsOf, checkCollisions, checkSurfaces } from '../claims/claims.js';
+import { overlappingPairs } from '../claims/glob.js';
 import { checkTreeHaid } from '../identity/registry.js';
 import { appendDecisionLocked, checkBody, checkTitle, decisionsFile, displayPath, nextDecisionIdLocked, quote } from './decisions.js';
 
@@ -49,7 +50,7 @@ export interface ConflictPr {
 }
 
 export function conflictsDir(ctx: Ctx): string {
-  return path.join(ctx.paths.teamLedgerDir, 'conflicts');
+  return ctx.paths.conflictsDir;
 }
 
 function existingConflict(dir: string, id: string): string | undefined {
@@ -77,7 +78,9 @@ export function raiseConflictPr(ctx: Ctx, input: ConflictInput): ConflictPr {
   if (input.displacedHaid !== undefined && input.displacedHaid !== '') {
     const d = checkTreeHaid(ctx, input.displacedHaid, 'displaced_haid');
     if (d === haid) throw new HeimdallError('invalid', `displaced_haid is ${d}, the caller itself; a conflict PR displaces another agent`);
-    const claim = readClaims(ctx)[d];
+    // The displaced agent may hold several claims: name the one on these surfaces, else its oldest.
+    const held = activeClaimsOf(ctx, d);
+    const claim = held.find((c) => overlappingPairs(surfaces, c.surfaces).length > 0) ?? held[0];
     displaced = [{ haid: d, ...(claim ? { task_ref: claim.task_ref } : {}) }];
   } else {
     displaced = checkCollisions(ctx, haid, surfaces).map((c) => ({ haid: c.holder, task_ref: c.task_ref }));

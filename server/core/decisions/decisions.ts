@@ -40,7 +40,7 @@ export interface Decision {
 }
 
 export function decisionsFile(ctx: Ctx): string {
-  return path.join(ctx.paths.teamLedgerDir, 'decisions.md');
+  return ctx.paths.decisions;
 }
 
 /** A path relative to the folder holding the planning root, as results show it (`.planning/ledger/...`). */

@@ -13,17 +13,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { setFact } from '../blackboard/blackboard.js';
+import { readFacts, setFact } from '../blackboard/blackboard.js';
 import { buildBrief } from '../briefs/briefs.js';
-import { writeCapsule } from '../capsules/capsules.js';
+import { capsulePath, renderCapsule, writeCapsule } from '../capsules/capsules.js';
 import { logTokens, logTokensBatch } from '../ledger/ledger.js';
 import { recordRun } from '../ledger/runs.js';
 import { computeDelta } from '../ledger/savings.js';
 import { logAction } from '../log/protocolLog.js';
 import { validateMessage } from '../messages/validate.js';
-import { initPlanning } from '../planning/init.js';
-import { parseJsonFile } from '../planning/fsx.js';
-import { setSymbols } from '../symbols/symbols.js';
+import { initPlanning, planningHoldsState } from '../planning/init.js';
+import { atomicWrite, parseJsonFile } from '../planning/fsx.js';
+import { PROTOCOL_VERSION } from '../planning/version.js';
+import { readSymbols, setSymbols } from '../symbols/symbols.js';
 
 export interface DemoTask {
   task: string;
@@ -99,6 +100,48 @@ function short(n: number): string {
   return n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
 }
 
+/** The marker a tree the demo made for itself carries (`protocol/demo-workspace.json`). */
+export function demoMarkerPath(ctx: Ctx): string {
+  return path.join(ctx.paths.protocolDir, 'demo-workspace.json');
+}
+
+/** True when the tree was made by the demo (it carries the marker). */
+export function isDemoWorkspace(ctx: Ctx): boolean {
+  return fs.existsSync(demoMarkerPath(ctx));
+}
+
+function markDemoWorkspace(ctx: Ctx, fixture: string): void {
+  if (isDemoWorkspace(ctx)) return;
+  atomicWrite(demoMarkerPath(ctx), `${JSON.stringify({ version: PROTOCOL_VERSION, fixture: path.basename(fixture), note: 'a workspace the demo made for itself: heimdall-protocol demo adds its runs here' })}\n`);
+}
+
+/**
+ * Why the demo may not run in this tree (a phrase following the tree's path), or undefined when it may: a tree without state (new or
+ * just initialised), or a demo workspace (the marker) in which every symbol, fact and capsule the
+ * demo writes is absent or already holds the demo's value, so another run only adds its own ledger
+ * lines and run record. Any other tree with state is a user's workspace and is never written.
+ */
+export function demoRefusal(ctx: Ctx, wave: DemoWave): string | undefined {
+  const held = planningHoldsState(ctx);
+  if (!held) return undefined;
+  if (!isDemoWorkspace(ctx)) return `holds state (${held})`;
+  const symbols = readSymbols(ctx);
+  for (const [k, v] of Object.entries(wave.symbols)) {
+    if (Object.hasOwn(symbols, k) && symbols[k] !== v) return `is a demo workspace whose symbol ${k} was changed to ${JSON.stringify(symbols[k])} since the demo wrote it`;
+  }
+  const facts = readFacts(ctx);
+  for (const [k, v] of Object.entries(wave.facts ?? {})) {
+    if (Object.hasOwn(facts, k) && facts[k] !== v) return `is a demo workspace whose fact ${k} was changed since the demo wrote it`;
+  }
+  for (const c of wave.capsules) {
+    const file = capsulePath(ctx, c.id);
+    if (!fs.existsSync(file)) continue;
+    const ours = renderCapsule(c.id, c);
+    if (fs.readFileSync(file, 'utf8') !== ours) return `is a demo workspace whose capsule ${c.id} was changed since the demo wrote it`;
+  }
+  return undefined;
+}
+
 export function runDemo(ctx: Ctx, opts: { fixture?: string; run?: string } = {}): DemoResult {
   const dir = opts.fixture ?? defaultFixtureDir();
   const wave = loadWave(dir);
@@ -107,7 +150,12 @@ export function runDemo(ctx: Ctx, opts: { fixture?: string; run?: string } = {})
   const invariants = readText(dir, wave.invariants);
   const run = opts.run ?? ctx.ids.next('demo-');
   const count = (label: string, text: string): DemoText => ({ label, text, tokens: ctx.tokenizer.count(text) });
+  // The demo writes symbols, capsules, a fact and ledger lines: never in a workspace with state,
+  // except a demo workspace of its own where every value it writes is already the same.
+  const refusal = demoRefusal(ctx, wave);
+  if (refusal) throw new HeimdallError('conflict', `the demo does not run in ${ctx.root}, which ${refusal}. Run it in a new folder (heimdall-protocol demo picks one and prints it).`);
   initPlanning(ctx);
+  markDemoWorkspace(ctx, dir);
   logAction(ctx, 'protocol', 'demo', `start run ${run} (fixture ${path.basename(dir)}, ${wave.tasks.length} spawns)`);
 
   // v1: everything restated into every brief; results come back as prose.

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin } from '../../testing/fixtures.js';
+import { runBin, tmpPlanning } from '../../testing/fixtures.js';
 import { copyFixture, copyTestdata, hashTree, requireFixtures, syntheticProject, tmp } from './_testkit.js';
 
 describe('heimdall import gsd', () => {
@@ -32,7 +32,7 @@ describe('heimdall import gsd', () => {
   it('reads --from another tree and writes only to its own planning root', () => {
     const src = path.join(requireFixtures(), 'FabienStarseed__wind-turbines-reports');
     const before = hashTree(src);
-    const planning = path.join(tmp(), '.planning');
+    const planning = tmpPlanning();
     const r = runBin('heimdall', ['import', 'gsd', '--from', src, '--json'], { planning });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ plans: 18, summaries: 18, capsules: { total: 18 } });
@@ -42,7 +42,7 @@ describe('heimdall import gsd', () => {
   });
 
   it('rejects unknown sources and missing trees with a usage or not-found exit code', () => {
-    const planning = path.join(tmp(), '.planning');
+    const planning = tmpPlanning();
     const bad = runBin('heimdall', ['import', 'jira'], { planning });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/usage: heimdall import gsd/);
@@ -141,7 +141,7 @@ describe('heimdall bench gsd', () => {
 
   it('--record writes the run into this planning root\'s ledger', () => {
     const project = syntheticProject();
-    const planning = path.join(tmp(), '.planning');
+    const planning = tmpPlanning();
     const r = runBin('heimdall', ['bench', 'gsd', project, '--json', '--record', '--run', 'odd-1'], { planning });
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);

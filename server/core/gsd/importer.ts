@@ -137,7 +137,7 @@ export interface ImportReport {
 export const PATH_PREFIX = 'F';
 
 export function tasksFilePath(ctx: Ctx): string {
-  return path.join(ctx.paths.protocolDir, 'tasks.json');
+  return ctx.paths.gsdTasks;
 }
 
 /** The task list, or undefined before the first import. */

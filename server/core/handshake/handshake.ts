@@ -7,7 +7,6 @@
  * dispatchers never both pick the same "least loaded" peer from the same stale count. Herd messages
  * (the leader's flag, the executor's directive) are sent after the lock is released.
  */
-import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { readLedger } from '../ledger/ledger.js';
@@ -15,7 +14,10 @@ import { logAction } from '../log/protocolLog.js';
 import { readJsonFile, withLock } from '../planning/fsx.js';
 import { readVersionedMap, writeVersionedMap } from '../planning/state.js';
 import { checkStateVersion, PROTOCOL_VERSION } from '../planning/version.js';
-import { isAgentAddress, parseAgentAddress } from '../herd/address.js';
+import { isAgentAddress, parseAgentAddress, parseSessionName } from '../herd/address.js';
+import { parseAgentRef } from '../identity/agent.js';
+import { roleSuffix } from '../identity/haid.js';
+import { readRegistry as readIdentities } from '../identity/registry.js';
 import { knownAgents, send } from '../herd/checkin.js';
 import { MAX_BODY_CHARS } from '../herd/mailbox.js';
 import { readRegistry } from '../herd/store.js';
@@ -35,7 +37,7 @@ import {
   validateDispatch,
   validateResult,
 } from './messages.js';
-import { type PeerProfile, type PeerStore, buildProfile, filePeerStore, handshakeDir } from './profile.js';
+import { type PeerProfile, type PeerStore, buildProfile, filePeerStore } from './profile.js';
 import { checkReply } from './reply.js';
 import { DEFAULT_PRIORITY_TIERS, type RouteDecision, route } from './route.js';
 
@@ -74,7 +76,7 @@ export interface HandshakeDeps {
 }
 
 export interface CallerOpts extends HandshakeDeps {
-  /** Who is calling (CLI --as, MCP client_identity). */
+  /** Who is calling: an agent id, a herd address, a HAID or `name.instance` (CLI --as, the MCP session or client_identity). */
   as?: string;
 }
 
@@ -83,7 +85,7 @@ function peersOf(ctx: Ctx, deps: HandshakeDeps): PeerStore {
 }
 
 function tasksFile(ctx: Ctx): string {
-  return path.join(handshakeDir(ctx), 'tasks.json');
+  return ctx.paths.handshakeTasks;
 }
 
 const STATES: TaskState[] = ['routed', 'queued', 'rejected', 'done', 'error', 'partial'];
@@ -109,7 +111,7 @@ export function readTasks(ctx: Ctx): Record<string, TaskRecord> {
 
 /** Priority -> model tiers, from `.planning/handshake/routing.json` merged over the defaults. */
 export function readPriorityTiers(ctx: Ctx): Record<Priority, string[]> {
-  const file = path.join(handshakeDir(ctx), 'routing.json');
+  const file = ctx.paths.handshakeRouting;
   const raw = readJsonFile(file);
   const out: Record<Priority, string[]> = { ...DEFAULT_PRIORITY_TIERS };
   if (raw === undefined) return out;
@@ -150,6 +152,23 @@ function invalid(what: string, errors: { path: string; message: string }[]): Hei
   return new HeimdallError('invalid', `invalid ${what}: ${formatErrors(errors)}`, errors);
 }
 
+/**
+ * The caller as the handshake records it: an agent named by HAID or `name.instance` becomes its
+ * herd address (one identity, two names; identity/agent.ts), so the hub can deliver and flag
+ * through herd; a HAID that names a client keeps its last segment. Anything else is kept as given
+ * (an agent id such as hermes-1, or a herd address) and checked by optCaller.
+ */
+function callerName(ctx: Ctx, as: unknown): unknown {
+  if (typeof as !== 'string' || as === '') return as;
+  if (as.includes('/')) {
+    const root = readIdentities(ctx).root;
+    if (!root) throw new HeimdallError('invalid', `caller ${as} is not a HAID of this planning tree (it has no root HAID yet)`);
+    const id = parseAgentRef(root, as, 'caller');
+    return id.address ?? roleSuffix(id.haid);
+  }
+  return parseSessionName(as)?.text ?? as;
+}
+
 function optCaller(as: unknown): string | null {
   if (as === undefined || as === null || as === '') return null;
   if (typeof as !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$/.test(as)) {
@@ -177,7 +196,7 @@ export async function announce(ctx: Ctx, message: unknown, opts: CallerOpts = {}
   if (majorVersion(a.protocol_version) !== majorVersion(HANDSHAKE_VERSION)) {
     throw new HeimdallError('invalid', `SESSION_ANNOUNCE speaks protocol ${a.protocol_version}; this hub speaks ${HANDSHAKE_VERSION} (major versions must match)`);
   }
-  const by = optCaller(opts.as);
+  const by = optCaller(callerName(ctx, opts.as));
   const store = peersOf(ctx, opts);
   const nowIso = new Date(ctx.clock.now()).toISOString();
   const profile = await store.upsert(a.worker.agent_id, (prev) => buildProfile(a, nowIso, prev, by ?? undefined));
@@ -318,7 +337,7 @@ export async function dispatch(ctx: Ctx, message: unknown, opts: DispatchOpts = 
   const v = validateDispatch(message);
   if (!v.valid) throw invalid('TASK_DISPATCH', v.errors);
   const d = message as TaskDispatch;
-  const by = optCaller(opts.as ?? d.from);
+  const by = optCaller(callerName(ctx, opts.as) ?? d.from);
   const peers = await peersOf(ctx, opts).list();
   const tiers = readPriorityTiers(ctx);
   const nowMs = ctx.clock.now();
@@ -486,7 +505,7 @@ export async function submitResult(ctx: Ctx, message: unknown, opts: CallerOpts 
   if (majorVersion(r.protocol_version) !== majorVersion(HANDSHAKE_VERSION)) {
     throw new HeimdallError('invalid', `TASK_RESULT speaks protocol ${r.protocol_version}; this hub speaks ${HANDSHAKE_VERSION} (major versions must match)`);
   }
-  const by = optCaller(opts.as);
+  const by = optCaller(callerName(ctx, opts.as));
   const peers = await peersOf(ctx, opts).list();
   const tiers = readPriorityTiers(ctx);
   const at = new Date(ctx.clock.now()).toISOString();

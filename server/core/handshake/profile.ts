@@ -5,7 +5,6 @@
  * Profiles are kept behind `PeerStore`, so where they live is one local decision: the file store
  * (`.planning/handshake/peers.json`, versioned) or the wire read model.
  */
-import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { readVersionedMap, updateVersionedMap } from '../planning/state.js';
@@ -93,12 +92,12 @@ export function isPeerProfile(v: unknown): v is PeerProfile {
 const PROFILE_SHAPE = 'a peer profile {"agent_id", "model", "model_tier", "context_window", "protocol_version", "tools", "mcp_servers", "mcp_health", "active_tasks", "repo_state": {"clean"}, "announced_at", "announce_count", ...}';
 
 export function handshakeDir(ctx: Ctx): string {
-  return path.join(ctx.root, 'handshake');
+  return ctx.paths.handshakeDir;
 }
 
 /** Profiles in `.planning/handshake/peers.json`: {"version", "peers": {agent_id: profile}}. */
 export function filePeerStore(ctx: Ctx): PeerStore {
-  const file = path.join(handshakeDir(ctx), 'peers.json');
+  const file = ctx.paths.handshakePeers;
   const read = () => {
     const map = readVersionedMap(file, 'peers', isPeerProfile, PROFILE_SHAPE);
     for (const [k, v] of Object.entries(map)) {

@@ -14,6 +14,15 @@ export const ADDRESS_FORMS =
 const NAME = '[a-z][a-z0-9_-]{0,31}';
 const INSTANCE = '[a-z0-9][a-z0-9_-]{0,15}';
 const AGENT_RE = new RegExp(`^(${NAME})\\.(${INSTANCE})@(${NAME})$`);
+const SESSION_RE = new RegExp(`^(${NAME})\\.(${INSTANCE})$`);
+/** An agent name on its own (`mason`, `claude-code`): what tiers are keyed by. */
+export const AGENT_NAME_RE = new RegExp(`^${NAME}$`);
+
+/**
+ * The team an agent belongs to when it is named without one: `HEIMDALL_AGENT=claude-code.2` is
+ * the herd address `claude-code.2@team`. Its HAID needs no team segment (see identity/agent.ts).
+ */
+export const DEFAULT_TEAM_NAME = 'team';
 
 export interface AgentAddress {
   kind: 'agent';
@@ -51,6 +60,18 @@ export function parseAgentAddress(input: unknown, role = 'agent address'): Agent
     throw new HeimdallError('invalid', `${role} must name one agent as name.instance@team (e.g. mason.1@core), not ${a.text}`);
   }
   return a;
+}
+
+/**
+ * An agent session named without a team, `name.instance` (`claude-code.2`), as the agent address
+ * `name.instance@team` (DEFAULT_TEAM_NAME); undefined for anything else.
+ */
+export function parseSessionName(input: unknown): AgentAddress | undefined {
+  if (typeof input !== 'string') return undefined;
+  const t = input.trim().toLowerCase();
+  const m = SESSION_RE.exec(t);
+  if (!m) return undefined;
+  return { kind: 'agent', name: m[1] as string, instance: m[2] as string, team: DEFAULT_TEAM_NAME, text: `${t}@${DEFAULT_TEAM_NAME}` };
 }
 
 /** True when `text` is a syntactically valid single-agent address. */

@@ -5,9 +5,10 @@ import { makeCtx } from '../context.js';
 import { tailLog } from '../log/protocolLog.js';
 import { sequentialIds } from '../ports.js';
 import { tmpCtx } from '../../testing/fixtures.js';
-import { checkin, listAgents, peekInbox, resolveCaller, send } from './checkin.js';
+import { checkin, listAgents, peekInbox, agentAddress, send } from './checkin.js';
 import { COMPACT_AT_LINES, herdPaths } from './store.js';
 import { teamFile } from './team.js';
+import { rootHaid } from '../identity/registry.js';
 import { validateWire } from '../wire/envelope.js';
 import { memoryWireLog } from '../handshake/fixtures.test-helpers.js';
 
@@ -183,14 +184,20 @@ describe('herd check-in', () => {
     expect(listAgents(ctx).agents[0]?.task).toBeNull();
   });
 
-  it('resolves a transport caller: an address as given, else the known agent behind an MCP HAID', async () => {
+  it('names an agent by herd address, by `name.instance` or by its HAID: one identity, two names', async () => {
     const ctx = await team(tmpCtx());
-    expect(resolveCaller(ctx, 'Mason.1@Core')).toBe('mason.1@core');
-    expect(() => resolveCaller(ctx, 'mason@core')).toThrow(/malformed client_identity/);
-    expect(resolveCaller(ctx, undefined, 'h-12345678/mason.1-core')).toBe('mason.1@core');
-    expect(resolveCaller(ctx, 'cursor', 'h-12345678/cursor')).toBeUndefined();
-    expect(resolveCaller(ctx, 'h-12345678/rook.1-core', 'h-12345678/rook.1-core')).toBe('rook.1@core');
-    expect(resolveCaller(ctx, undefined, 'h-12345678/ghost.1-core')).toBeUndefined();
+    const root = rootHaid(ctx);
+    expect(agentAddress(ctx, 'Mason.1@Core', 'caller').text).toBe('mason.1@core');
+    expect(agentAddress(ctx, 'claude-code.2', 'caller').text).toBe('claude-code.2@team');
+    expect(agentAddress(ctx, `${root}/core/mason.1`, 'caller').text).toBe('mason.1@core');
+    expect(agentAddress(ctx, `${root}/claude-code.2`, 'caller').text).toBe('claude-code.2@team');
+    expect(() => agentAddress(ctx, 'mason@core', 'caller')).toThrow(/malformed caller/);
+    expect(() => agentAddress(ctx, `${root}/cursor`, 'caller')).toThrow(/names a client, not an agent session/);
+    expect(() => agentAddress(ctx, 'h-zzzzzzzz/core/mason.1', 'caller')).toThrow(/not part of this planning tree/);
+    // A check-in and a message by HAID land on the same mailbox as by address.
+    await checkin(ctx, { as: `${root}/core/mason.1`, status: 'up' });
+    send(ctx, { from: 'steve.1@core', to: `${root}/core/mason.1`, type: 'directive', body: 'rebase' });
+    expect((await checkin(ctx, { as: 'mason.1@core', status: 'again' })).messages.map((m) => m.body)).toEqual(['rebase']);
   });
 
   it('every check-in appends an agent.heartbeat wire event (a valid Wire 1.1 envelope)', async () => {

@@ -14,13 +14,14 @@ import { HeimdallError } from '../errors.js';
 import { listCapsuleIds, readCapsule } from '../capsules/capsules.js';
 import { listClaims } from '../claims/claims.js';
 import { globsOverlap } from '../claims/glob.js';
-import { clientSlug, roleSuffix } from '../identity/haid.js';
+import { haidOfAddress, parseAgentRef } from '../identity/agent.js';
+import { readRegistry as readIdentities } from '../identity/registry.js';
 import { logAction } from '../log/protocolLog.js';
 import { checkName } from '../planning/ids.js';
 import { heartbeatStatus, heartbeatThresholdsFromEnv, type HeartbeatStatus, type HeartbeatThresholds } from '../wire/liveness.js';
 import { DEFAULT_TOPIC, type WireLog } from '../wire/log.js';
 import { emitWire } from '../wire/producer.js';
-import { type AgentAddress, parseAddress, parseAgentAddress, ADDRESS_FORMS } from './address.js';
+import { type Address, type AgentAddress, parseAddress, parseAgentAddress, parseSessionName, ADDRESS_FORMS } from './address.js';
 import { type HerdMessage, MAX_BODY_CHARS, type SendLine, pendingCopies, takeFor, toMessage } from './mailbox.js';
 import { type LinkSources, type PaneAgent, findLinks, renderPane } from './pane.js';
 import {
@@ -39,7 +40,7 @@ export const MAX_STATUS_CHARS = 1_000;
 export const MAX_DEPENDS = 32;
 
 export interface CheckinInput {
-  /** The caller's address (CLI --as, MCP client_identity). */
+  /** The caller: its herd address, its HAID or `name.instance` (CLI --as, MCP session or client_identity). */
   as: string;
   status: string;
   /** The task the caller works on; omitted keeps the previous one, null clears it. */
@@ -105,27 +106,36 @@ function checkDepends(depends: unknown): string[] {
   return [...new Set(depends.map((d) => checkName('task', d as string)))];
 }
 
-function caller(as: unknown): AgentAddress {
-  if (as === undefined || as === null || as === '') {
-    throw new HeimdallError('usage', `name the caller with --as ADDRESS (CLI) or client_identity (MCP); an address is ${ADDRESS_FORMS.split(',')[0]}`);
+/**
+ * The herd address of an agent named any way an agent is named: its address (`mason.1@core`), its
+ * HAID (`h-3fa9c2e1/core/mason.1`, the same identity; see identity/agent.ts) or `name.instance`
+ * (`claude-code.2`, meaning `claude-code.2@team`). A HAID that names a client rather than an agent
+ * session (`{root}/cli`) has no address, and is refused saying so.
+ */
+export function agentAddress(ctx: Ctx, ref: unknown, role: string): AgentAddress {
+  if (typeof ref === 'string' && ref.includes('/')) {
+    const root = readIdentities(ctx).root;
+    if (!root) throw new HeimdallError('invalid', `${role} ${ref} is not a HAID of this planning tree (it has no root HAID yet); name the agent by its herd address, e.g. mason.1@core`);
+    const id = parseAgentRef(root, ref, role);
+    if (!id.address) {
+      throw new HeimdallError('invalid', `${role} ${ref} names a client, not an agent session, so it has no herd address; name one agent as name.instance@team (e.g. mason.1@core) or set HEIMDALL_AGENT`);
+    }
+    return parseAgentAddress(id.address, role);
   }
-  return parseAgentAddress(as, 'caller (--as / client_identity)');
+  return parseSessionName(ref) ?? parseAgentAddress(ref, role);
 }
 
-/**
- * The herd address a transport's caller stands for: `identity` when it is an address (MCP
- * client_identity, CLI --as); otherwise the one known agent whose address slugs to the role suffix
- * of the caller's HAID (an MCP client that initialized as "mason.1@core" acts as `{root}/mason.1-core`).
- * Undefined when neither says who it is.
- */
-export function resolveCaller(ctx: Ctx, identity: unknown, haid?: string): string | undefined {
-  if (typeof identity === 'string' && identity.includes('@') && !identity.includes('/')) {
-    return parseAgentAddress(identity, 'client_identity').text; // meant as an address: a malformed one is an error
+function caller(ctx: Ctx, as: unknown): AgentAddress {
+  if (as === undefined || as === null || as === '') {
+    throw new HeimdallError('usage', `name the caller with --as ADDRESS or HEIMDALL_AGENT (CLI), or connect with a known identity (MCP); an address is ${ADDRESS_FORMS.split(',')[0]}`);
   }
-  if (!haid) return undefined;
-  const suffix = roleSuffix(haid);
-  const matches = knownAgents(readRegistry(ctx), readTeam(ctx)).filter((a) => clientSlug(a) === suffix);
-  return matches.length === 1 ? matches[0] : undefined;
+  return agentAddress(ctx, as, 'caller');
+}
+
+/** A recipient: @anyone, @everyone, or one agent named any way (address, HAID, name.instance). */
+function recipient(ctx: Ctx, to: unknown): Address {
+  if (typeof to === 'string' && (to.includes('/') || parseSessionName(to))) return agentAddress(ctx, to, 'recipient');
+  return parseAddress(to, 'recipient');
 }
 
 /** Addresses known to herd: every agent that has checked in, and the team file's members. */
@@ -153,29 +163,28 @@ export function taskGraph(ctx: Ctx, registry: Record<string, AgentRecord>, warni
 }
 
 /**
- * Claimed surfaces per HAID role suffix. heimdall-ledger-mcp attributes a call made with
- * client_identity `mason.1@core` to the HAID `{root}/mason.1-core` (the identity slugged), so an
- * agent's claims are those whose HAID ends in the slug of its address.
+ * Claimed surfaces per herd address: a claim is made under the holder's HAID, which is the same
+ * identity as its address (identity/agent.ts), so no guessing from names is needed.
  *
- * Expired claims count too (the claims store keeps them for a day): the collision gate never lets
+ * Expired claims count too (the claims store lists them for a day): the collision gate never lets
  * two active claims overlap, so an overlap always means "someone recently edited what you are
  * editing now", which is exactly the activity the pane is for.
  */
 export function claimedSurfaces(ctx: Ctx, warnings: string[]): Map<string, string[]> {
-  const bySlug = new Map<string, string[]>();
+  const byAddress = new Map<string, string[]>();
   try {
     for (const c of listClaims(ctx).claims) {
-      const slug = roleSuffix(c.haid);
-      bySlug.set(slug, [...(bySlug.get(slug) ?? []), ...c.surfaces]);
+      if (!c.address) continue;
+      byAddress.set(c.address, [...(byAddress.get(c.address) ?? []), ...c.surfaces]);
     }
   } catch (e) {
     warnings.push(`claims were left out of the context pane: ${(e as Error).message}`);
   }
-  return bySlug;
+  return byAddress;
 }
 
-function surfacesOf(address: string, bySlug: Map<string, string[]>): string[] {
-  return bySlug.get(clientSlug(address)) ?? [];
+function surfacesOf(address: string, byAddress: Map<string, string[]>): string[] {
+  return byAddress.get(address) ?? [];
 }
 
 function paneAgent(r: AgentRecord, claims: Map<string, string[]>): PaneAgent {
@@ -221,7 +230,7 @@ export function contextPane(ctx: Ctx, who: string, registry: Record<string, Agen
  * warning: the check-in itself is already recorded and its messages are already handed out.
  */
 export async function checkin(ctx: Ctx, input: CheckinInput, deps: HerdDeps = {}): Promise<CheckinResult> {
-  const me = caller(input.as);
+  const me = caller(ctx, input.as);
   const status = checkStatus(input.status);
   const task = input.task === undefined || input.task === null ? input.task : checkName('task', input.task);
   const depends = input.depends === undefined ? undefined : checkDepends(input.depends);
@@ -321,8 +330,8 @@ export interface SendResult {
 
 /** Queue a message. Unknown or malformed recipients are errors that show the accepted forms. */
 export function send(ctx: Ctx, input: SendInput): SendResult {
-  const from = caller(input.from);
-  const to = parseAddress(input.to, 'recipient');
+  const from = caller(ctx, input.from);
+  const to = recipient(ctx, input.to);
   const type = checkMessageType(input.type);
   const body = checkBody(input.body);
   const team = readTeam(ctx);
@@ -371,7 +380,7 @@ export function send(ctx: Ctx, input: SendInput): SendResult {
 
 /** The caller's pending messages, without draining them (they stay for its next check-in). */
 export function peekInbox(ctx: Ctx, as: string): { agent: string; tier: string; messages: Array<HerdMessage & { pooled: boolean }>; tornLine?: number } {
-  const me = caller(as);
+  const me = caller(ctx, as);
   const team = readTeam(ctx);
   const tier = tierOf(team, me);
   const j = readJournal(ctx);
@@ -386,6 +395,8 @@ export function peekInbox(ctx: Ctx, as: string): { agent: string; tier: string; 
 
 export interface AgentView {
   address: string;
+  /** The same agent's HAID (one identity, two names); null until the tree has a root HAID. */
+  haid: string | null;
   name: string;
   team: string;
   tier: string;
@@ -411,12 +422,14 @@ export function listAgents(ctx: Ctx): { agents: AgentView[]; pooled: number; thr
   const j = readJournal(ctx);
   const pending = pendingCopies(j.lines);
   const now = ctx.clock.now();
+  const root = readIdentities(ctx).root;
   const agents = knownAgents(registry, team).map((addr): AgentView => {
     const a = parseAgentAddress(addr);
     const r = registry[addr];
     const last = r ? Date.parse(r.last_checkin) : undefined;
     return {
       address: addr,
+      haid: root ? haidOfAddress(root, a) : null,
       name: a.name,
       team: a.team,
       tier: tierOf(team, a).name,

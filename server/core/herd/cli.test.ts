@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { runBin, runConcurrently, tmpDir } from '../../testing/fixtures.js';
 import { announceMsg, dispatchMsg } from '../handshake/fixtures.test-helpers.js';
 
-const planning = () => path.join(tmpDir(), '.planning');
+/** An empty planning tree: commands work in one, and never create one. */
+const planning = () => {
+  const p = path.join(tmpDir(), '.planning');
+  fs.mkdirSync(p);
+  return p;
+};
 const herd = (p: string, args: string[], input?: string) => runBin('heimdall', ['herd', ...args], { planning: p, input });
 const a2a = (p: string, args: string[], input?: string) => runBin('heimdall', ['a2a', ...args], { planning: p, input });
 

@@ -42,8 +42,8 @@ export const HISTORY_MAX = 5;
 export const COMPACT_AT_LINES = 2_000;
 
 export function herdPaths(ctx: Ctx) {
-  const dir = herdDir(ctx);
-  return { dir, agents: path.join(dir, 'agents.json'), mailbox: path.join(dir, 'mailbox.jsonl'), lockTarget: path.join(dir, 'state') };
+  const p = ctx.paths;
+  return { dir: herdDir(ctx), agents: p.herdAgents, mailbox: p.herdMailbox, lockTarget: p.herdLock };
 }
 
 const isStrList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');

@@ -18,7 +18,6 @@
  * A hand-edited file that breaks these rules is refused with the field, what was expected and an
  * example; nothing ever rewrites it except `writeDefaultTeam` when it does not exist.
  */
-import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { atomicWrite, fileExists, readJsonFile, withLock } from '../planning/fsx.js';
@@ -85,11 +84,11 @@ const TOP_KEYS = ['version', 'default_tier', 'tiers', 'agents', 'members'];
 const TIER_KEYS = ['context_budget', 'receives', 'sends', 'visibility'];
 
 export function herdDir(ctx: Ctx): string {
-  return path.join(ctx.root, 'herd');
+  return ctx.paths.herdDir;
 }
 
 export function teamFile(ctx: Ctx): string {
-  return path.join(herdDir(ctx), 'team.json');
+  return ctx.paths.herdTeam;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {

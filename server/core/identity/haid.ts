@@ -33,6 +33,18 @@ export function roleSuffix(haid: string): string {
   return segs[segs.length - 1] as string;
 }
 
+/**
+ * The role of a HAID: the client or agent name. An agent session's last segment is
+ * `name.instance` (`claude-code.2`, `mason.1`), whose role is `name`: two sessions of one client
+ * share their role and differ by instance. Any other last segment is the role itself
+ * (`cursor` in `h-3fa9c2e1/cursor`).
+ */
+export function roleOf(haid: string): string {
+  const last = roleSuffix(haid);
+  const m = /^([a-z][a-z0-9_-]{0,31})\.[a-z0-9][a-z0-9_-]{0,15}$/.exec(last);
+  return m ? (m[1] as string) : last;
+}
+
 /** Is `haid` the root itself or a HAID beneath it? */
 export function isInTree(haid: string, root: string): boolean {
   return haid === root || haid.startsWith(`${root}/`);

@@ -1,6 +1,7 @@
 /**
- * HAIDs (heimdall-team-spec §T-1/T-4): the root HAID of a planning tree, spawn HAIDs
- * `{root}/{client}`, and the registry of active and retired HAIDs.
+ * Identities (heimdall-team-spec §T-1/T-4): the root HAID of a planning tree, one identity per
+ * agent session with two names (its HAID and its herd address), the registry of active and retired
+ * identities, and the one rule that says who a caller is.
  */
 export {
   /** Syntax check of a HAID. */
@@ -9,29 +10,46 @@ export {
   clientSlug,
   /** `{root}/{client}` without I/O. */
   deriveSpawnHaid,
-  /** The HAID's last segment, its role. */
+  /** The HAID's last segment. */
   roleSuffix,
+  /** The client or agent name of a HAID (`claude-code` for `{root}/claude-code.2`). */
+  roleOf,
   isInTree,
   HAID_RULE,
 } from './haid.js';
 export {
+  /** `mason.1@core` -> `{root}/core/mason.1`; `x.1@team` -> `{root}/x.1`. */
+  haidOfAddress,
+  /** The inverse: a HAID's herd address, or null when it names no agent session. */
+  addressOfHaid,
+  identityOfHaid,
+  /** Any way an agent is named (HAID, herd address, `name.instance`, client name) -> both names. */
+  parseAgentRef,
+  /** A clientInfo.name ("cursor-vscode", "Visual Studio Code") as an agent name (`cursor`, `vscode`). */
+  clientAgentName,
+  isAddressLike,
+  type AgentIdentity,
+} from './agent.js';
+export {
   /** The root HAID, generated once per planning tree and stored in haids.json. */
   rootHaid,
-  /** `{root}/{client}` for this tree. */
+  /** `{root}/{client}`, or the HAID of any other agent name, for this tree (not registered). */
   spawnHaid,
-  /** Record a HAID active with its role (idempotent). */
+  /** Record a HAID active with its role and herd address (idempotent). */
   registerHaid,
+  /** Register an agent that acts, unless it is known (a retired one stays retired). */
+  ensureRegistered,
+  /** The identity of a client session: the bound one on a reconnect, else a new `{agent}.s{n}`. */
+  sessionIdentity,
   /** Mark a HAID retired: its claims stop blocking, it can no longer claim. */
   retireHaid,
   listHaids,
   readRegistry,
   haidStatus,
-  /** Syntax check plus "belongs to this planning tree". */
+  /** A HAID of this tree from a HAID, a herd address or `name.instance`. */
   checkTreeHaid,
-  /** The HAID a CLI call acts as: --haid, else $HEIMDALL_HAID, else `{root}/cli`. */
-  actingHaid,
-  /** Client name or HAID -> registered HAID record (what the MCP server does per client). */
-  spawnAndRegister,
+  /** Both names of an agent named any accepted way. */
+  resolveAgent,
   haidsFile,
   HAID_ENV,
   CLI_CLIENT,
@@ -40,3 +58,16 @@ export {
   type HaidStatus,
   type RegisterResult,
 } from './registry.js';
+export {
+  /** Who is calling, by one rule for every transport (see session.ts). */
+  identifyCaller,
+  /** The client session id an MCP host put in the environment, as a registry key. */
+  sessionFromEnv,
+  /** Does the environment name the caller (HEIMDALL_AGENT, HEIMDALL_HAID, a client session id)? */
+  envNamesCaller,
+  AGENT_ENV,
+  SESSION_ENV,
+  type CallerIdentity,
+  type CallerInput,
+  type CallerSource,
+} from './session.js';

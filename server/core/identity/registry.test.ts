@@ -7,16 +7,15 @@ import { tailLog } from '../log/protocolLog.js';
 import { fixedClock, randomIds, sequentialIds } from '../ports.js';
 import { checkHaid, clientSlug, deriveSpawnHaid, roleSuffix } from './haid.js';
 import {
-  actingHaid,
   haidStatus,
   haidsFile,
   listHaids,
   registerHaid,
   retireHaid,
   rootHaid,
-  spawnAndRegister,
   spawnHaid,
 } from './registry.js';
+import { identifyCaller } from './session.js';
 import { thrown } from '../../testing/fixtures.js';
 
 const T0 = Date.parse('2026-06-11T12:00:00Z');
@@ -94,7 +93,7 @@ describe('spawn, register, list, retire', () => {
   it('refuses a role that is not the suffix, the root itself, and HAIDs of other trees', () => {
     const { ctx } = setup();
     const root = rootHaid(ctx);
-    expect(thrown(() => registerHaid(ctx, `${root}/cursor`, 'copilot')).message).toMatch(/ends in \/cursor, so its role is cursor, not copilot/);
+    expect(thrown(() => registerHaid(ctx, `${root}/cursor`, 'copilot')).message).toMatch(/has the role cursor .*not copilot/);
     expect(thrown(() => registerHaid(ctx, root)).message).toMatch(/is the root HAID/);
     expect(thrown(() => registerHaid(ctx, 'h-zzzzzzzz/cursor')).message).toMatch(/not part of this planning tree/);
     expect(fs.readFileSync(haidsFile(ctx), 'utf8')).not.toContain('copilot');
@@ -112,26 +111,64 @@ describe('spawn, register, list, retire', () => {
     expect(thrown(() => retireHaid(ctx, `${rootHaid(ctx)}/nobody`)).code).toBe('not_found');
   });
 
-  it('spawnAndRegister takes a client name or a full HAID', () => {
+  it('register stores the herd address of an agent session next to its HAID; its role is the name without the instance', () => {
     const { ctx } = setup();
     const root = rootHaid(ctx);
-    expect(spawnAndRegister(ctx, 'Cursor').haid).toBe(`${root}/cursor`);
-    expect(spawnAndRegister(ctx, `${root}/cursor/w2`)).toMatchObject({ haid: `${root}/cursor/w2`, role: 'w2' });
-    expect(thrown(() => spawnAndRegister(ctx, 'h-other/cursor')).message).toMatch(/client_identity h-other\/cursor is not part/);
+    expect(registerHaid(ctx, 'mason.1@core').record).toMatchObject({ haid: `${root}/core/mason.1`, role: 'mason', address: 'mason.1@core' });
+    expect(registerHaid(ctx, 'claude-code.2').record).toMatchObject({ haid: `${root}/claude-code.2`, role: 'claude-code', address: 'claude-code.2@team' });
+    expect(registerHaid(ctx, `${root}/cursor/w2`).record).toMatchObject({ haid: `${root}/cursor/w2`, role: 'w2' });
+    expect(registerHaid(ctx, `${root}/cursor/w2`).record.address).toBeUndefined();
+    const file = JSON.parse(fs.readFileSync(haidsFile(ctx), 'utf8'));
+    expect(file.haids[`${root}/core/mason.1`]).toEqual({ role: 'mason', address: 'mason.1@core', status: 'active', registered_at: '2026-06-11T12:00:00Z' });
   });
 });
 
-describe('actingHaid (the CLI default)', () => {
-  it('--haid, else $HEIMDALL_HAID, else {root}/cli', () => {
-    const { ctx, dir } = setup();
+describe('identifyCaller (one rule for every transport)', () => {
+  const cli = { otherwise: { fallback: 'cli', known: false } } as const;
+  it('a flag, else HEIMDALL_AGENT, else HEIMDALL_HAID, else the transport default ({root}/cli, unknown)', () => {
+    const { ctx } = setup();
     const root = rootHaid(ctx);
-    expect(actingHaid(ctx)).toBe(`${root}/cli`);
-    expect(actingHaid(ctx, `${root}/x`)).toBe(`${root}/x`);
-    const withEnv = makeCtx(dir, { env: { HEIMDALL_HAID: `${root}/ci` } });
-    expect(actingHaid(withEnv)).toBe(`${root}/ci`);
-    expect(actingHaid(withEnv, `${root}/x`)).toBe(`${root}/x`);
-    const badEnv = makeCtx(dir, { env: { HEIMDALL_HAID: 'Nope' } });
-    expect(thrown(() => actingHaid(badEnv)).message).toMatch(/invalid \$HEIMDALL_HAID "Nope"/);
+    expect(identifyCaller(ctx, { env: {}, ...cli })).toMatchObject({ haid: `${root}/cli`, address: null, source: 'default', known: false });
+    expect(identifyCaller(ctx, { env: { HEIMDALL_HAID: `${root}/ci` }, ...cli })).toMatchObject({ haid: `${root}/ci`, source: 'HEIMDALL_HAID', known: true });
+    const env = { HEIMDALL_AGENT: 'claude-code.2', HEIMDALL_HAID: `${root}/ci` };
+    expect(identifyCaller(ctx, { env, ...cli })).toMatchObject({ haid: `${root}/claude-code.2`, address: 'claude-code.2@team', source: 'HEIMDALL_AGENT' });
+    expect(identifyCaller(ctx, { env, explicit: 'mason.1@core', ...cli })).toMatchObject({ haid: `${root}/core/mason.1`, address: 'mason.1@core', source: 'explicit' });
+    expect(haidStatus(ctx, `${root}/claude-code.2`)).toBe('active'); // named identities are registered
+    expect(haidStatus(ctx, `${root}/cli`)).toBe('unregistered'); // the default is not
+    expect(thrown(() => identifyCaller(ctx, { env: { HEIMDALL_AGENT: 'Nope/x' }, ...cli })).message).toMatch(/invalid \$HEIMDALL_AGENT "Nope\/x"/);
+    expect(thrown(() => identifyCaller(ctx, { env: { HEIMDALL_AGENT: 'h-zzzzzzzz/x' }, ...cli })).message).toMatch(/not part of this planning tree/);
+  });
+
+  it('a client session id in the environment binds one identity to that session: the same on a reconnect, and for the CLI in its shell', () => {
+    const { ctx } = setup();
+    const root = rootHaid(ctx);
+    const s1 = { CLAUDE_CODE_SESSION_ID: '2f6e1c1a-6a3f-4bd6-9d5e-0d8a5e1f7c10' };
+    const s2 = { CLAUDE_CODE_SESSION_ID: '9b1d2c3e-0000-4bd6-9d5e-0d8a5e1f7c10' };
+    const mcp = (client: string) => ({ client, otherwise: { fresh: client } });
+    const a = identifyCaller(ctx, { env: s1, ...mcp('claude-code') });
+    expect(a).toMatchObject({ haid: `${root}/claude-code.s1`, address: 'claude-code.s1@team', source: 'session', via: 'CLAUDE_CODE_SESSION_ID' });
+    expect(identifyCaller(ctx, { env: s2, ...mcp('claude-code') }).haid).toBe(`${root}/claude-code.s2`);
+    expect(identifyCaller(ctx, { env: s1, ...mcp('claude-code') }).haid).toBe(a.haid); // reconnect
+    expect(identifyCaller(ctx, { env: s1, ...cli }).haid).toBe(a.haid); // the CLI in that session's shell
+    // The raw session id is not written to the tree, only a hash of it.
+    expect(fs.readFileSync(haidsFile(ctx), 'utf8')).not.toContain(s1.CLAUDE_CODE_SESSION_ID);
+    // An unusable id is ignored rather than trusted as a key.
+    expect(identifyCaller(ctx, { env: { CLAUDE_CODE_SESSION_ID: 'x y' }, ...cli }).source).toBe('default');
+  });
+
+  it('without a name or a session, every MCP connection gets a fresh identity, never one handed out before', () => {
+    const { ctx } = setup();
+    const root = rootHaid(ctx);
+    const fresh = (client: string) => identifyCaller(ctx, { env: {}, client, otherwise: { fresh: client } }).haid;
+    expect([fresh('claude-code'), fresh('claude-code'), fresh('cursor-vscode'), fresh('Visual Studio Code'), fresh('codex-mcp-client')]).toEqual([
+      `${root}/claude-code.s1`,
+      `${root}/claude-code.s2`,
+      `${root}/cursor.s1`,
+      `${root}/vscode.s1`,
+      `${root}/codex.s1`,
+    ]);
+    retireHaid(ctx, `${root}/claude-code.s2`);
+    expect(fresh('claude-code')).toBe(`${root}/claude-code.s3`); // a retired identity is not reused
   });
 });
 
@@ -142,6 +179,8 @@ describe('a hand-edited haids.json', () => {
     ['bad status', '{"version":"2.0.0","root":"h-1","haids":{"h-1/a":{"role":"a","status":"gone","registered_at":"2026-06-11T12:00:00Z"}}}', /status" must be "active" or "retired"/],
     ['bad role', '{"version":"2.0.0","root":"h-1","haids":{"h-1/a":{"role":"A B","status":"active","registered_at":"2026-06-11T12:00:00Z"}}}', /role" must be a role/],
     ['bad time', '{"version":"2.0.0","root":"h-1","haids":{"h-1/a":{"role":"a","status":"active","registered_at":"soon"}}}', /registered_at" must be an ISO-8601 time/],
+    ['bad address', '{"version":"2.0.0","root":"h-1","haids":{"h-1/a":{"role":"a","address":"a@","status":"active","registered_at":"2026-06-11T12:00:00Z"}}}', /address" must be a herd address/],
+    ['bad session key', '{"version":"2.0.0","root":"h-1","haids":{},"sessions":{"constructor":"h-1/a"}}', /session key "constructor" must be client:hash/],
     ['newer version', '{"version":"9.0.0","root":"h-1","haids":{}}', /newer than this heimdall/],
   ];
   for (const [name, text, re] of broken) {

@@ -53,7 +53,7 @@ export interface RunRecord {
 export type RunInput = Omit<RunRecord, 'version' | 'created'> & { created?: string };
 
 function runsDir(ctx: Ctx): string {
-  return path.join(ctx.paths.protocolDir, 'runs');
+  return ctx.paths.runsDir;
 }
 
 function runFile(ctx: Ctx, run: string): string {

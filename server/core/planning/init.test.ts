@@ -3,7 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpCtx } from '../../testing/fixtures.js';
 import { setSymbol } from '../symbols/symbols.js';
-import { initPlanning } from './init.js';
+import { initPlanning, planningHoldsState } from './init.js';
+import { setFact } from '../blackboard/blackboard.js';
 import { escapeField, unescapeField } from './escape.js';
 import { parseLogLine, formatLogLine, tailLog } from '../log/protocolLog.js';
 
@@ -38,6 +39,39 @@ describe('init', () => {
     expect(() => initPlanning(ctx)).toThrow(/blackboard\.json is not valid JSON/);
     expect(fs.existsSync(ctx.paths.symbols)).toBe(false);
     expect(fs.readFileSync(ctx.paths.blackboard, 'utf8')).toBe('{oops');
+  });
+});
+
+describe('planningHoldsState (what the demo will not overwrite)', () => {
+  it('a missing tree, an empty one, empty folders, a fresh init and leftover locks hold no state', () => {
+    const ctx = tmpCtx();
+    expect(planningHoldsState(ctx)).toBeUndefined();
+    fs.mkdirSync(path.join(ctx.paths.herdDir, 'x'), { recursive: true });
+    expect(planningHoldsState(ctx)).toBeUndefined();
+    initPlanning(ctx);
+    initPlanning(ctx); // two init lines in protocol.log are still no state
+    fs.writeFileSync(`${ctx.paths.symbols}.lock`, '123');
+    expect(planningHoldsState(ctx)).toBeUndefined();
+  });
+
+  it.each([
+    ['a symbol', (c: ReturnType<typeof tmpCtx>) => setSymbol(c, 'F1', 'x'), 'protocol/symbols.json'],
+    ['a fact written by hand', (c: ReturnType<typeof tmpCtx>) => fs.writeFileSync(c.paths.blackboard, '{"version":"2.0.0","facts":{"k":"v"}}'), 'blackboard.json'],
+    ['a ledger line', (c: ReturnType<typeof tmpCtx>) => fs.appendFileSync(c.paths.ledger, '{}\n'), 'protocol/ledger.jsonl'],
+    ['a corrupted state file', (c: ReturnType<typeof tmpCtx>) => fs.writeFileSync(c.paths.baselines, '{oops'), 'protocol/baselines.json'],
+    ['any other file', (c: ReturnType<typeof tmpCtx>) => fs.writeFileSync(path.join(c.root, 'notes.md'), 'mine'), 'notes.md'],
+  ])('%s is state', (_name, change, first) => {
+    const ctx = tmpCtx();
+    initPlanning(ctx);
+    change(ctx);
+    expect(planningHoldsState(ctx)).toBe(first);
+  });
+
+  it('a fact set through the core is state', () => {
+    const ctx = tmpCtx();
+    initPlanning(ctx);
+    setFact(ctx, 'k', 'v');
+    expect(planningHoldsState(ctx)).toBeDefined();
   });
 });
 

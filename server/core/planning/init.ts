@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Ctx } from '../context.js';
-import { logAction } from '../log/protocolLog.js';
+import { logAction, tailLog } from '../log/protocolLog.js';
 import { MESSAGE_SCHEMA } from '../messages/validate.js';
 import { readBaselines } from '../ledger/ledger.js';
 import { readFacts } from '../blackboard/blackboard.js';
@@ -53,4 +53,57 @@ export function initPlanning(ctx: Ctx): InitResult {
   }
   logAction(ctx, 'protocol', 'init', `${p.root} (created ${created.length}, kept ${kept.length})`);
   return { root: p.root, version: PROTOCOL_VERSION, created, kept };
+}
+
+/**
+ * The first thing in the tree that is state someone wrote, as a path relative to the root (or
+ * undefined when there is none): any file `init` does not create, or an `init` file that no longer
+ * holds what `init` writes (an empty table, an empty ledger, a log of init lines only). A file that
+ * cannot be read counts as state. The demo runs only in a tree without state, so it never overwrites
+ * a workspace; empty folders, locks and temp files are not state.
+ */
+export function planningHoldsState(ctx: Ctx): string | undefined {
+  const p = ctx.paths;
+  const pristine = new Map<string, () => boolean>([
+    [p.symbols, () => Object.keys(readSymbols(ctx)).length === 0],
+    [p.blackboard, () => Object.keys(readFacts(ctx)).length === 0],
+    [p.baselines, () => Object.keys(readBaselines(ctx)).length === 0],
+    [p.messageSchema, () => true],
+    [p.ledger, () => fs.statSync(p.ledger).size === 0],
+    [
+      p.protocolLog,
+      () => {
+        const t = tailLog(ctx);
+        return t.tornLine === undefined && t.entries.every((e) => e.mechanism === 'protocol' && e.action === 'init');
+      },
+    ],
+  ]);
+  const walk = (dir: string): string | undefined => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      return path.relative(p.root, dir) || '.';
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        const inner = walk(full);
+        if (inner) return inner;
+        continue;
+      }
+      if (e.name.endsWith('.lock') || e.name.endsWith('.tmp')) continue;
+      const check = pristine.get(full);
+      let clean = false;
+      try {
+        clean = check !== undefined && check();
+      } catch {
+        clean = false;
+      }
+      if (!clean) return path.relative(p.root, full);
+    }
+    return undefined;
+  };
+  return walk(p.root);
 }

@@ -32,7 +32,9 @@ export const SERVER_NAME = 'heimdall';
 /** The program the installed package puts in node_modules/.bin (or on PATH for a global install). */
 export const SERVER_PROGRAM = 'heimdall-ledger-mcp';
 /** The variable that names an agent session. */
-export const AGENT_ENV = 'HEIMDALL_AGENT';
+// The variable that names an agent session is the identity module's; setup only passes it on.
+import { AGENT_ENV } from '../identity/env.js';
+export { AGENT_ENV };
 
 /** How a client starts the server: a program and its arguments. */
 export interface Launcher {

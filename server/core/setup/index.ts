@@ -33,7 +33,6 @@ export {
   resolveClientName,
   SERVER_NAME,
   SERVER_PROGRAM,
-  AGENT_ENV,
   type ClientName,
   type ClientSpec,
   type Launcher,

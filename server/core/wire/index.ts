@@ -1,7 +1,7 @@
 /**
  * The wire stream (issue 4): Wire 1.1 envelopes on an append-only canonical log, reduced into a
  * derived read model. The log and the read model are ports; their adapters (server/stream,
- * server/db) are chosen by server/runtime.ts (`openWireLog(ctx)`, `openReadModel(ctx)`).
+ * server/db) are chosen and opened once per process by server/runtime.ts (`runtime.wireLog()`, `runtime.readModel()`).
  */
 
 /** Envelope types, the event type list and the log record shape. */

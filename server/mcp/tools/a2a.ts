@@ -1,14 +1,10 @@
 /** The handshake over MCP: a2a_announce, a2a_dispatch, a2a_result, a2a_peers (core: server/core/handshake). */
-import type { Ctx } from '../../core/context.js';
 import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/handshake/handshake.js';
-import { resolveCaller } from '../../core/herd/checkin.js';
-import { withWireLog } from './herd.js';
-import { type ToolDef, defineTool } from './types.js';
+import { type ToolContext, type ToolDef, defineTool } from './types.js';
 
-/** Who is calling: client_identity when given (an address or an agent id), else the herd agent behind the HAID. */
-function caller(ctx: Ctx, identity: string | undefined, haid: string): string | undefined {
-  if (identity !== undefined && !identity.includes('/')) return resolveCaller(ctx, identity, haid) ?? identity;
-  return resolveCaller(ctx, identity, haid);
+/** Who is calling: the agent's herd address, else its HAID (the handshake records a client HAID by its last segment). */
+function caller({ identity }: ToolContext): string {
+  return identity.address ?? identity.haid;
 }
 
 const MESSAGE = (what: string) => ({ type: 'object' as const, description: `${what} JSON (protocol_version 2.0)` });
@@ -19,9 +15,10 @@ export const a2aTools: ToolDef[] = [
     description: 'Announce your session (SESSION_ANNOUNCE): model tier, tools, MCP server health, active tasks, repo state. Re-announce when they change.',
     input: { properties: { message: MESSAGE('SESSION_ANNOUNCE') }, required: ['message'] },
     output: { properties: { profile: { type: 'object' }, routed: { type: 'array' } } },
-    run: async (a, { ctx, haid }) => {
-      const as = caller(ctx, a.client_identity, haid);
-      return { ...(await withWireLog(ctx, (wire) => announce(ctx, a.message, { as, wire }))) };
+    run: async (a, tc) => {
+      const wire = await tc.runtime.tryWireLog();
+      const r = await announce(tc.ctx, a.message, { as: caller(tc), wire: wire.log });
+      return wire.problem ? { ...r, warnings: [...(r.warnings ?? []), `wire log unavailable, no event appended: ${wire.problem}`] } : { ...r };
     },
   }),
   defineTool<{ message: Record<string, unknown>; to?: string; dry_run?: boolean; client_identity?: string }>({
@@ -36,9 +33,9 @@ export const a2aTools: ToolDef[] = [
       required: ['message'],
     },
     output: { properties: { decision: { type: 'string', enum: ['routed', 'blocked', 'dry_run'] } }, required: ['decision'] },
-    run: async (a, { ctx, haid }) => {
-      if (a.dry_run) return { decision: 'dry_run', ...(await routeOnly(ctx, a.message)) };
-      return { ...(await dispatch(ctx, a.message, { to: a.to, as: caller(ctx, a.client_identity, haid) })) };
+    run: async (a, tc) => {
+      if (a.dry_run) return { decision: 'dry_run', ...(await routeOnly(tc.ctx, a.message)) };
+      return { ...(await dispatch(tc.ctx, a.message, { to: a.to, as: caller(tc) })) };
     },
   }),
   defineTool<{ message: Record<string, unknown>; client_identity?: string }>({
@@ -46,7 +43,7 @@ export const a2aTools: ToolDef[] = [
     description: "Report a dispatched task's outcome (TASK_RESULT). Must match the dispatch's reply_schema; tokens_spent is shown beside the ledger.",
     input: { properties: { message: MESSAGE('TASK_RESULT') }, required: ['message'] },
     output: { properties: { task_id: { type: 'string' }, status: { type: 'string' }, state: { type: 'string' }, tokens: { type: 'object' } }, required: ['task_id', 'status', 'state', 'tokens'] },
-    run: async (a, { ctx, haid }) => ({ ...(await submitResult(ctx, a.message, { as: caller(ctx, a.client_identity, haid) })) }),
+    run: async (a, tc) => ({ ...(await submitResult(tc.ctx, a.message, { as: caller(tc) })) }),
   }),
   defineTool<Record<string, never>>({
     name: 'a2a_peers',

@@ -15,7 +15,7 @@ export const claimTools: ToolDef[] = [
   defineTool<{ surfaces: string[]; task: string; ttl_minutes?: number }>({
     name: 'make_claim',
     description:
-      'Claim files before editing them. Refused if another agent holds an overlapping claim (the error names holder and task). Claiming again extends your claim.',
+      'Claim files before editing them, one claim per task. Refused if another agent holds an overlapping claim (the error names holder and task). Claiming the same task again extends it.',
     input: {
       properties: {
         surfaces: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: MAX_SURFACES, description: 'Repo-relative globs, e.g. ["src/a/**"]' },
@@ -30,11 +30,20 @@ export const claimTools: ToolDef[] = [
       return { claim: r.claim, extended: r.extended };
     },
   }),
-  defineTool<{ haid?: string }>({
+  defineTool<{ id?: string; haid?: string; reason?: string }>({
     name: 'release_claim',
-    description: "Release your claim when done. With haid, release another agent's claim once it has expired.",
-    input: { properties: { haid: { type: 'string', description: 'Whose claim (default: yours)' } } },
-    output: { properties: { released: CLAIM_SCHEMA } },
-    run: (a, { ctx, haid }) => releaseClaim(ctx, { haid: a.haid ?? haid, by: haid }),
+    description: "Release your claims when done: one by id, or all of yours. With haid, another agent's claims once they expired.",
+    input: {
+      properties: {
+        id: { type: 'string', description: 'One claim id (default: all of yours)' },
+        haid: { type: 'string', description: 'Whose claims (default: yours)' },
+        reason: { type: 'string' },
+      },
+    },
+    output: { properties: { released: { type: 'array', items: CLAIM_SCHEMA }, count: { type: 'integer' } } },
+    run: (a, { ctx, haid }) => {
+      const r = releaseClaim(ctx, { by: haid, id: a.id, haid: a.haid, reason: a.reason });
+      return { released: r.released, count: r.released.length };
+    },
   }),
 ];

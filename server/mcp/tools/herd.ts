@@ -1,37 +1,19 @@
-/** herd_checkin and herd_send (core: server/core/herd). The caller is client_identity, an address such as mason.1@core. */
+/** herd_checkin and herd_send (core: server/core/herd). The caller is the connection's agent, by its herd address. */
 import { HeimdallError } from '../../core/errors.js';
-import { checkin, resolveCaller, send } from '../../core/herd/checkin.js';
+import { checkin, send } from '../../core/herd/checkin.js';
 import { HERD_MESSAGE_TYPES } from '../../core/herd/team.js';
-import type { Ctx } from '../../core/context.js';
-import type { WireLog } from '../../core/wire/log.js';
+import type { ToolContext } from './types.js';
 import { type ToolDef, defineTool } from './types.js';
 
-/**
- * Run `fn` with the wire log the environment selects, opened for this call and closed after (a
- * check-in is a handful of calls per session; a long-lived NATS connection would outlive stdin).
- * A log that cannot be opened is reported in `warnings`, and the call goes on without it.
- */
-export async function withWireLog<T extends { warnings?: string[] }>(ctx: Ctx, fn: (wire: WireLog | undefined) => Promise<T>): Promise<T> {
-  const { openWireLog } = await import('../../runtime.js');
-  let wire: WireLog | undefined;
-  let problem: string | undefined;
-  try {
-    wire = await openWireLog(ctx);
-  } catch (e) {
-    problem = `wire log unavailable, no event appended: ${(e as Error).message}`;
+/** The calling agent's herd address: its HAID and its address are one identity. */
+function caller({ identity }: ToolContext): string {
+  if (!identity.address) {
+    throw new HeimdallError(
+      'usage',
+      `${identity.haid} names a client, not an agent session, so it has no herd address; name yourself with client_identity as name.instance@team, e.g. "mason.1@core" (or start the server with HEIMDALL_AGENT)`,
+    );
   }
-  try {
-    const r = await fn(wire);
-    return problem ? { ...r, warnings: [...(r.warnings ?? []), problem] } : r;
-  } finally {
-    await wire?.close();
-  }
-}
-
-function caller(ctx: Ctx, args: { client_identity?: string }, haid: string): string {
-  const who = resolveCaller(ctx, args.client_identity, haid);
-  if (!who) throw new HeimdallError('usage', 'name yourself with client_identity as name.instance@team, e.g. "mason.1@core"');
-  return who;
+  return identity.address;
 }
 
 /** {id, from, to, type, body, ts} */
@@ -60,10 +42,12 @@ export const herdTools: ToolDef[] = [
       },
       required: ['messages', 'context', 'heartbeat_ack', 'agent'],
     },
-    run: async (a, { ctx, haid }) => {
-      const as = caller(ctx, a, haid);
-      const r = await withWireLog(ctx, (wire) => checkin(ctx, { as, status: a.status, task: a.task, depends: a.depends }, { wire }));
-      return { messages: r.messages, context: r.context, heartbeat_ack: r.heartbeat_ack, agent: r.agent, tier: r.tier, ...(r.warnings ? { warnings: r.warnings } : {}) };
+    run: async (a, tc) => {
+      const as = caller(tc);
+      const wire = await tc.runtime.tryWireLog();
+      const r = await checkin(tc.ctx, { as, status: a.status, task: a.task, depends: a.depends }, { wire: wire.log });
+      const warnings = [...(r.warnings ?? []), ...(wire.problem ? [`wire log unavailable, no event appended: ${wire.problem}`] : [])];
+      return { messages: r.messages, context: r.context, heartbeat_ack: r.heartbeat_ack, agent: r.agent, tier: r.tier, ...(warnings.length ? { warnings } : {}) };
     },
   }),
   defineTool<{ to: string; type: string; body: string; client_identity?: string }>({
@@ -78,8 +62,8 @@ export const herdTools: ToolDef[] = [
       required: ['to', 'type', 'body'],
     },
     output: { properties: { id: { type: 'string' }, recipients: { type: 'array', items: { type: 'string' } }, pooled: { type: 'boolean' } } },
-    run: (a, { ctx, haid }) => {
-      const r = send(ctx, { from: caller(ctx, a, haid), to: a.to, type: a.type, body: a.body });
+    run: (a, tc) => {
+      const r = send(tc.ctx, { from: caller(tc), to: a.to, type: a.type, body: a.body });
       return { id: r.id, recipients: r.recipients, pooled: r.pooled };
     },
   }),

@@ -8,6 +8,8 @@
  * the optional `client_identity` argument and the `haid` echoed in every result.
  */
 import type { Ctx } from '../../core/context.js';
+import type { CallerIdentity } from '../../core/identity/session.js';
+import type { Runtime } from '../../runtime.js';
 
 /** The subset of JSON Schema the tools use (draft-07 and 2020-12 read it the same way). */
 export interface JsonSchema {
@@ -32,9 +34,14 @@ export interface ObjectSchema extends JsonSchema {
 }
 
 export interface ToolContext {
+  /** The core context, its writes authored by the calling agent. */
   ctx: Ctx;
-  /** The HAID the call is attributed to (initialize's clientInfo.name or the call's client_identity). */
+  /** The HAID the call is attributed to: the connection's identity, or the call's client_identity. */
   haid: string;
+  /** The same agent with its herd address (null for a client HAID such as `{root}/cursor`). */
+  identity: CallerIdentity;
+  /** The composition root (the wire log for tools that append events). */
+  runtime: Runtime;
 }
 
 export interface ToolDef {
@@ -46,7 +53,7 @@ export interface ToolDef {
   run(args: Record<string, unknown>, tc: ToolContext): Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
-export const CLIENT_IDENTITY: JsonSchema = { type: 'string', description: 'Act as this client name or HAID instead of the initialize identity' };
+export const CLIENT_IDENTITY: JsonSchema = { type: 'string', description: 'Act as another agent for this call (HAID or name.instance@team)' };
 
 export interface ToolSpec<A> {
   name: string;
@@ -80,13 +87,15 @@ export function defineTool<A>(spec: ToolSpec<A>): ToolDef {
 export const CLAIM_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
+    id: { type: 'string' },
     haid: { type: 'string' },
     surfaces: { type: 'array', items: { type: 'string' } },
     task: { type: 'string' },
     task_ref: { type: 'string' },
     created_at: { type: 'string' },
     expires_at: { type: 'string' },
-    status: { type: 'string', enum: ['active', 'expired', 'retired'] },
+    status: { type: 'string', enum: ['active', 'expired', 'retired', 'released'] },
   },
-  required: ['haid', 'surfaces', 'task_ref', 'expires_at'],
+  // Also in each claim: address (the holder's herd address), and released_at, released_by, reason.
+  required: ['id', 'haid', 'surfaces', 'task_ref', 'expires_at'],
 };

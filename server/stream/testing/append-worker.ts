@@ -5,7 +5,7 @@
  * log or JetStream), waits for the shared start time, appends, and prints one JSON line per append
  * (mode "race") or one summary line (mode "load").
  */
-import { createRuntime, openWireLog } from '../../runtime.js';
+import { createRuntime } from '../../runtime.js';
 import { emitWire, emitWires } from '../../core/wire/producer.js';
 import type { WireLog } from '../../core/wire/log.js';
 import type { WireDraft } from '../../core/wire/types.js';
@@ -28,8 +28,9 @@ interface Options {
 }
 
 const opts = JSON.parse(process.argv[2] ?? '{}') as Options;
-const { ctx } = createRuntime({ ...process.env, ...opts.env });
-const log: WireLog = await openWireLog(ctx);
+const runtime = createRuntime({ env: { ...process.env, ...opts.env } });
+const ctx = runtime.ctx;
+const log: WireLog = await runtime.wireLog();
 const wait = opts.startAt - Date.now();
 if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 
@@ -77,4 +78,4 @@ if (opts.mode === 'race') {
   const seconds = (performance.now() - started) / 1000;
   process.stdout.write(`${JSON.stringify({ agent: opts.agent, events: n, seconds })}\n`);
 }
-await log.close();
+await runtime.close();

@@ -9,8 +9,8 @@ export const claimsRouter = router({
   list: procedure.query(({ ctx }) => listClaims(ctx.core)),
   /** decisions.md, parsed. */
   decisions: procedure.query(({ ctx }) => readDecisions(ctx.core)),
-  /** Release a claim on its holder's behalf, recorded as a decision of Studio's HAID. */
+  /** Release a claim (by id) or all of a holder's claims on its behalf, recorded as a decision of Studio's HAID. */
   release: procedure
-    .input(z.object({ haid: z.string().max(600), reason: z.string().max(2000).optional() }))
-    .mutation(({ ctx, input }) => releaseClaimAsDecision(ctx.core, input.haid, input.reason)),
+    .input(z.object({ haid: z.string().max(600).optional(), id: z.string().max(200).optional(), reason: z.string().max(2000).optional() }))
+    .mutation(({ ctx, input }) => releaseClaimAsDecision(ctx.core, { haid: input.haid, id: input.id }, input.reason)),
 });
