@@ -159,7 +159,7 @@ function commitAudited(audit: Audit, body: ReplaceJournal | AppendJournal, commi
         throw e;
       }
       try {
-        writeAll(fd, Buffer.from(`${audit.line}\n`), audit.log);
+        writeAll(fd, Buffer.from(`${audit.line}\n`), audit.log, `its line could not be written, so the change to ${body.file} was undone`);
       } catch (e) {
         try {
           fs.ftruncateSync(fd, logSize);
@@ -171,7 +171,7 @@ function commitAudited(audit: Audit, body: ReplaceJournal | AppendJournal, commi
         } finally {
           unlinkQuiet(jfile);
         }
-        throw writeError(audit.log, e, `its line could not be written, so the change to ${body.file} was undone`);
+        throw e;
       }
       unlinkQuiet(jfile);
     } finally {
@@ -482,6 +482,8 @@ function ensureLogLine(log: string, at: number, line: string): void {
       const got = Buffer.alloc(want.length);
       const n = fs.readSync(fd, got, 0, want.length, at);
       if (n === want.length && got.equals(want)) return;
+      // The writer died halfway through its own line, and nothing followed: write it again whole.
+      if (n > 0 && n < want.length && fileSize(fd, log) === at + n && got.subarray(0, n).equals(want.subarray(0, n))) fs.ftruncateSync(fd, at);
       const from = repairTail(fd, log, 'terminate');
       try {
         writeAll(fd, want, log);

@@ -278,18 +278,33 @@ function attempt(lockPath: string, depth = 0): Attempt {
   if (cur === 'gone') return { again: true };
   if (cur === 'garbled') return { busy: undefined };
   if (ownerLiveness(cur) !== 'dead') return { busy: cur };
+  // The owner is gone: take its lock over (never remove it, so no one can slip in between).
   if (depth >= 4) return { busy: cur };
-  // The owner is gone. Take its lock over under the break guard, re-checking the token there, so a
-  // lock taken by a live process in the meantime is never touched.
+  const took = takeOverAttempt(lockPath, cur, depth);
+  return 'held' in took ? { held: took.held, tookOverFrom: cur } : 'busy' in took ? { busy: cur } : took;
+}
+
+/**
+ * Replace the lock of `dead` (an owner judged gone) with a fresh lock of ours. Done under the break
+ * guard, re-reading the lock there: if it no longer carries the dead owner's token (another breaker
+ * was first, and a live process may hold it now), nothing is touched and undefined is returned.
+ */
+export function takeOver(lockPath: string, dead: LockOwner): LockOwner | undefined {
+  const r = takeOverAttempt(lockPath, dead, 0);
+  return 'held' in r ? r.held : undefined;
+}
+
+function takeOverAttempt(lockPath: string, dead: LockOwner, depth: number): { held: LockOwner } | { busy: true } | { again: true } {
   const guardPath = `${lockPath}.break`;
   let guard: Attempt = { again: true };
   for (let i = 0; i < 3 && 'again' in guard; i++) guard = attempt(guardPath, depth + 1);
-  if (!('held' in guard)) return { busy: cur };
+  // Another breaker is at work (or its guard cannot be judged): wait like for any busy lock.
+  if (!('held' in guard)) return { busy: true };
   heldTokens.add(guard.held.token);
   try {
     const again = readLockOwner(lockPath);
-    if (again === 'gone') return { again: true };
-    if (again === 'garbled' || again.token !== cur.token) return { again: true };
+    if (again === 'gone' || again === 'garbled' || again.token !== dead.token) return { again: true };
+    const mine = newOwner();
     const scratch = writeOwnerScratch(lockPath, mine);
     try {
       fs.renameSync(scratch, lockPath);
@@ -297,14 +312,15 @@ function attempt(lockPath: string, depth = 0): Attempt {
       unlinkQuiet(scratch);
       throw lockError(lockPath, e);
     }
-    return { held: mine, tookOverFrom: cur };
+    heldTokens.add(mine.token);
+    return { held: mine };
   } finally {
     releaseOwned(guardPath, guard.held);
   }
 }
 
 /** Remove a lock only if it still carries our token. */
-function releaseOwned(lockPath: string, owner: LockOwner): void {
+export function releaseOwned(lockPath: string, owner: LockOwner): void {
   heldTokens.delete(owner.token);
   const cur = readLockOwner(lockPath);
   if (cur !== 'gone' && cur !== 'garbled' && cur.token === owner.token) unlinkQuiet(lockPath);

@@ -1,0 +1,97 @@
+/**
+ * A child process for the storage tests and the chaos suite:
+ *   node --import tsx server/core/planning/testing/fsx-child.ts '<json>'
+ * Ops:
+ *   hold      take the lock on `target`, print "held", keep it until a line arrives on stdin
+ *   write     atomicWrite `bytes` bytes to `file` under its lock (with `audit` when given)
+ *   append    appendLines `count` lines of `width` characters to `file`
+ *   die-at    an audited write of `file` that SIGKILLs itself at one step: after the journal is
+ *             written ("journal"), right after the rename ("commit"), or halfway through the log
+ *             line ("log"), so recovery can be tested at each point without guessing a timing
+ * A failed write prints the error on stderr and exits 2, as the CLI does.
+ */
+import fs from 'node:fs';
+import { isHeimdallError } from '../../errors.js';
+import { appendLines, atomicWrite, withLock } from '../fsx.js';
+
+interface Options {
+  op: 'hold' | 'write' | 'append' | 'die-at';
+  target?: string;
+  file?: string;
+  bytes?: number;
+  count?: number;
+  width?: number;
+  audit?: { log: string; line: string };
+  at?: 'journal' | 'commit' | 'log';
+}
+
+const o = JSON.parse(process.argv[2] ?? '{}') as Options;
+
+function readLineFromStdin(): void {
+  const buf = Buffer.alloc(1);
+  for (;;) {
+    let n = 0;
+    try {
+      n = fs.readSync(0, buf, 0, 1, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN') continue;
+      throw e;
+    }
+    if (n === 0 || buf[0] === 0x0a) return;
+  }
+}
+
+try {
+  switch (o.op) {
+    case 'hold':
+      withLock(o.target as string, () => {
+        process.stdout.write('held\n');
+        readLineFromStdin();
+      });
+      break;
+    case 'write': {
+      const file = o.file as string;
+      withLock(file, () => atomicWrite(file, 'x'.repeat(o.bytes ?? 0), o.audit));
+      break;
+    }
+    case 'append': {
+      const line = 'y'.repeat(o.width ?? 10);
+      appendLines(o.file as string, Array.from({ length: o.count ?? 1 }, () => line));
+      break;
+    }
+    case 'die-at': {
+      const file = o.file as string;
+      const audit = o.audit as { log: string; line: string };
+      const die = () => process.kill(process.pid, 'SIGKILL');
+      const realWrite = fs.writeSync;
+      const realRename = fs.renameSync;
+      const realOpen = fs.openSync;
+      let journalFd: number | undefined;
+      (fs as { openSync: unknown }).openSync = (p: fs.PathLike, ...rest: unknown[]) => {
+        const fd = (realOpen as (...a: unknown[]) => number)(p, ...rest);
+        if (String(p).endsWith('.audit')) journalFd = fd;
+        return fd;
+      };
+      (fs as { writeSync: unknown }).writeSync = (fd: number, buf: Buffer, ...rest: unknown[]) => {
+        const isLogLine = Buffer.isBuffer(buf) && buf.toString('utf8').startsWith(audit.line);
+        if (o.at === 'log' && isLogLine) {
+          // Half the line reaches the file, then the writer dies.
+          (realWrite as (...a: unknown[]) => number)(fd, buf, 0, Math.floor(buf.length / 2));
+          die();
+        }
+        const n = (realWrite as (...a: unknown[]) => number)(fd, buf, ...rest);
+        if (o.at === 'journal' && fd === journalFd) die();
+        return n;
+      };
+      (fs as { renameSync: unknown }).renameSync = (from: fs.PathLike, to: fs.PathLike) => {
+        realRename(from, to);
+        if (o.at === 'commit' && String(to) === file) die();
+      };
+      withLock(file, () => atomicWrite(file, 'x'.repeat(o.bytes ?? 10), audit));
+      break;
+    }
+  }
+} catch (e) {
+  process.stderr.write(`${isHeimdallError(e) ? e.message : (e as Error).stack}\n`);
+  process.exit(2);
+}
