@@ -15,6 +15,8 @@ export const command: Command = {
       io.out(`planning root: ${r.root}`);
       for (const f of r.created) io.out(`created\t${f}`);
       for (const f of r.kept) io.out(`kept\t${f}`);
+      const { locks, journals, scratch } = r.recovered;
+      if (locks + journals + scratch > 0) io.out(`recovered\t${locks} lock(s) of dead writers, ${journals} unfinished write(s), ${scratch} scratch file(s)`);
     }
     return 0;
   },

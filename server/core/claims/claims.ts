@@ -20,8 +20,9 @@
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
-import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { auditEntry, logAction } from '../log/protocolLog.js';
+import { type Audit, atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { dataMap, hasKey } from '../planning/state.js';
 import { checkValue } from '../planning/ids.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { isoSeconds } from '../ports.js';
@@ -110,9 +111,10 @@ export function readClaims(ctx: Ctx): Record<string, Claim> {
   if (!isObject(data)) bad(`expected an object {"version": "${PROTOCOL_VERSION}", "claims": {...}}`);
   const obj = data as Record<string, unknown>;
   checkStateVersion(file, obj.version);
-  const raw = obj.claims ?? {};
+  const raw = hasKey(obj, 'claims') ? obj.claims : {};
   if (!isObject(raw)) bad('"claims" must be an object keyed by HAID');
-  const out: Record<string, Claim> = {};
+  // Keyed by data: a HAID such as "constructor" is an ordinary key, never an inherited property.
+  const out = dataMap<Claim>();
   for (const [haid, c] of Object.entries(raw as Record<string, unknown>)) {
     const at = `"claims.${haid}"`;
     try {
@@ -147,13 +149,13 @@ export function readClaims(ctx: Ctx): Record<string, Claim> {
   return out;
 }
 
-function writeClaims(ctx: Ctx, claims: Record<string, Claim>): void {
-  const body: Record<string, Omit<Claim, 'haid'>> = {};
+function writeClaims(ctx: Ctx, claims: Record<string, Claim>, audit?: Audit): void {
+  const body = dataMap<Omit<Claim, 'haid'>>();
   for (const k of Object.keys(claims).sort()) {
     const { haid: _omit, ...rest } = claims[k] as Claim;
     body[k] = rest;
   }
-  atomicWrite(claimsFile(ctx), `${JSON.stringify({ version: PROTOCOL_VERSION, claims: body }, null, 2)}\n`);
+  atomicWrite(claimsFile(ctx), `${JSON.stringify({ version: PROTOCOL_VERSION, claims: body }, null, 2)}\n`, audit);
 }
 
 function retiredSet(ctx: Ctx): Set<string> {
@@ -265,7 +267,11 @@ export function makeClaim(ctx: Ctx, req: ClaimRequest): ClaimResult {
       claim = { haid, surfaces, task, task_ref: weaveTaskRef(haid, task), created_at: isoSeconds(now), expires_at: isoSeconds(fresh) };
     }
     claims[haid] = claim;
-    writeClaims(ctx, claims);
+    writeClaims(
+      ctx,
+      claims,
+      auditEntry(ctx, 'claim', extended ? 'extend' : 'claim', `${haid} ${claim.surfaces.join(',')} task=${claim.task_ref} until=${claim.expires_at}${pruned ? ` (dropped ${pruned} long-expired)` : ''}`),
+    );
     return { claim, extended };
   });
   if (!result) {
@@ -273,13 +279,6 @@ export function makeClaim(ctx: Ctx, req: ClaimRequest): ClaimResult {
     logAction(ctx, 'claim', 'refuse', `${haid} ${surfaces.join(',')}: held by ${cs.map((c) => `${c.holder} (${c.task_ref})`).join(', ')}`);
     throw new HeimdallError('conflict', describeCollisions(haid, cs), { collisions: cs });
   }
-  const c = result.claim;
-  logAction(
-    ctx,
-    'claim',
-    result.extended ? 'extend' : 'claim',
-    `${haid} ${c.surfaces.join(',')} task=${c.task_ref} until=${c.expires_at}${pruned ? ` (dropped ${pruned} long-expired)` : ''}`,
-  );
   return result;
 }
 
@@ -307,10 +306,9 @@ export function releaseClaim(ctx: Ctx, req: ReleaseRequest): { released: ClaimVi
       );
     }
     delete claims[haid];
-    writeClaims(ctx, claims);
+    writeClaims(ctx, claims, auditEntry(ctx, 'claim', 'release', `${haid} ${c.surfaces.join(',')}${by !== haid ? ` by=${by}` : ''} (${status})`));
     return { ...c, status };
   });
-  logAction(ctx, 'claim', 'release', `${haid} ${released.surfaces.join(',')}${by !== haid ? ` by=${by}` : ''} (${released.status})`);
   return { released };
 }
 

@@ -18,7 +18,7 @@ import { computeDelta, logTokens, setBaseline } from '../ledger/ledger.js';
 import { logAction } from '../log/protocolLog.js';
 import { validateMessage } from '../messages/validate.js';
 import { initPlanning } from '../planning/init.js';
-import { parseJsonFile } from '../planning/fsx.js';
+import { parseJsonFile, readTextFile } from '../planning/fsx.js';
 import { setSymbols } from '../symbols/symbols.js';
 
 export interface DemoTask {
@@ -75,11 +75,9 @@ export function defaultFixtureDir(): string {
 
 function readText(dir: string, name: string): string {
   const file = path.join(dir, name);
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    throw new HeimdallError('environment', `demo fixture is missing ${file} (a fixture needs PLAN.md, CONTEXT.md, the invariants file and wave.json)`);
-  }
+  const text = readTextFile(file);
+  if (text === undefined) throw new HeimdallError('environment', `demo fixture is missing ${file} (a fixture needs PLAN.md, CONTEXT.md, the invariants file and wave.json)`);
+  return text;
 }
 
 export function loadWave(dir: string): DemoWave {

@@ -11,8 +11,9 @@
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
-import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { auditEntry } from '../log/protocolLog.js';
+import { type Audit, atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { dataMap, hasKey } from '../planning/state.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { isoSeconds } from '../ports.js';
 import { HAID_SEGMENT, checkHaid, clientSlug, deriveSpawnHaid, haidSegments, isInTree, roleSuffix } from './haid.js';
@@ -61,8 +62,9 @@ export function readRegistry(ctx: Ctx): HaidRegistry {
   if (root !== undefined && (typeof root !== 'string' || !HAID_SEGMENT.test(root))) {
     bad(`"root" must be one HAID segment such as "h-3fa9c2e1", got ${JSON.stringify(root)}`);
   }
-  const haids: Record<string, HaidRecord> = {};
-  const raw = obj.haids ?? {};
+  // Keyed by data: a HAID such as "constructor" is an ordinary (unregistered) key, never a property.
+  const haids = dataMap<HaidRecord>();
+  const raw = hasKey(obj, 'haids') ? obj.haids : {};
   if (!isObject(raw)) bad(`"haids" must be an object keyed by HAID`);
   for (const [haid, rec] of Object.entries(raw as Record<string, unknown>)) {
     try {
@@ -91,13 +93,13 @@ export function readRegistry(ctx: Ctx): HaidRegistry {
   return { root: root as string | undefined, haids };
 }
 
-function writeRegistry(ctx: Ctx, reg: HaidRegistry): void {
-  const haids: Record<string, Omit<HaidRecord, 'haid'>> = {};
+function writeRegistry(ctx: Ctx, reg: HaidRegistry, audit?: Audit): void {
+  const haids = dataMap<Omit<HaidRecord, 'haid'>>();
   for (const k of Object.keys(reg.haids).sort()) {
     const { haid: _omit, ...rest } = reg.haids[k] as HaidRecord;
     haids[k] = rest;
   }
-  atomicWrite(haidsFile(ctx), `${JSON.stringify({ version: PROTOCOL_VERSION, root: reg.root, haids }, null, 2)}\n`);
+  atomicWrite(haidsFile(ctx), `${JSON.stringify({ version: PROTOCOL_VERSION, root: reg.root, haids }, null, 2)}\n`, audit);
 }
 
 function newRoot(ctx: Ctx): string {
@@ -110,17 +112,13 @@ function newRoot(ctx: Ctx): string {
 export function rootHaid(ctx: Ctx): string {
   const existing = readRegistry(ctx).root;
   if (existing) return existing;
-  let created = false;
-  const root = withLock(haidsFile(ctx), () => {
+  return withLock(haidsFile(ctx), () => {
     const reg = readRegistry(ctx);
     if (reg.root) return reg.root;
     reg.root = newRoot(ctx);
-    writeRegistry(ctx, reg);
-    created = true;
+    writeRegistry(ctx, reg, auditEntry(ctx, 'haid', 'root', reg.root));
     return reg.root;
   });
-  if (created) logAction(ctx, 'haid', 'root', root);
-  return root;
 }
 
 /** `{root}/{client}`: derive (not register) the spawn HAID of a client such as "cursor". */
@@ -168,10 +166,9 @@ export function registerHaid(ctx: Ctx, haidInput: string, roleInput?: string): R
     if (old && old.status === 'active' && old.role === role) return { record: old, changed: false };
     const record: HaidRecord = { haid, role, status: 'active', registered_at: isoSeconds(ctx.clock.now()) };
     reg.haids[haid] = record;
-    writeRegistry(ctx, reg);
+    writeRegistry(ctx, reg, auditEntry(ctx, 'haid', 'register', `${haid} role=${role}`));
     return { record, changed: true };
   });
-  if (result.changed) logAction(ctx, 'haid', 'register', `${haid} role=${role}`);
   return result;
 }
 
@@ -185,10 +182,9 @@ export function retireHaid(ctx: Ctx, haidInput: string): RegisterResult {
     if (old.status === 'retired') return { record: old, changed: false };
     const record: HaidRecord = { ...old, status: 'retired', retired_at: isoSeconds(ctx.clock.now()) };
     reg.haids[haid] = record;
-    writeRegistry(ctx, reg);
+    writeRegistry(ctx, reg, auditEntry(ctx, 'haid', 'retire', haid));
     return { record, changed: true };
   });
-  if (result.changed) logAction(ctx, 'haid', 'retire', haid);
   return result;
 }
 

@@ -171,7 +171,7 @@ describe('fsx: a write that does not happen is never reported as done', () => {
       if (Buffer.isBuffer(buf) && buf.toString().startsWith('LINE')) throw Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' });
       return (real as (...a: unknown[]) => number)(fd, buf, ...rest);
     }) as typeof fs.writeSync);
-    const e = thrown(() => withLock(file, () => atomicWrite(file, 'v2\n', { log, line: 'LINE set' })));
+    const e = thrown(() => withLock(file, () => atomicWrite(file, 'v2\n', { log, lines: ['LINE set'] })));
     vi.restoreAllMocks();
     expect(e.message).toMatch(/cannot write .*protocol\.log: the disk is full \(ENOSPC\); its line could not be written, so the change to .*symbols\.json was undone/);
     expect(fs.readFileSync(file, 'utf8')).toBe('v1\n');
@@ -322,10 +322,10 @@ describe('fsx: torn lines and audited commits', () => {
   it('an audited write puts the state and its line in place together', () => {
     const file = path.join(dir, 'symbols.json');
     const log = path.join(dir, 'protocol.log');
-    withLock(file, () => atomicWrite(file, '{}\n', { log, line: 'ts\tresolve\tset\ta=1' }));
+    withLock(file, () => atomicWrite(file, '{}\n', { log, lines: ['ts\tresolve\tset\ta=1'] }));
     expect(fs.readFileSync(log, 'utf8')).toBe('ts\tresolve\tset\ta=1\n');
     const ledger = path.join(dir, 'ledger.jsonl');
-    appendLines(ledger, ['{"t":1}'], { audit: { log, line: 'ts\tledger\tlog\tx' }, torn: 'set-aside' });
+    appendLines(ledger, ['{"t":1}'], { audit: { log, lines: ['ts\tledger\tlog\tx'] }, torn: 'set-aside' });
     expect(readLines(log).lines).toEqual(['ts\tresolve\tset\ta=1', 'ts\tledger\tlog\tx']);
     expect(leftovers()).toEqual([]);
   });
@@ -337,7 +337,7 @@ describe('fsx: torn lines and audited commits', () => {
       fs.writeFileSync(file, 'before\n');
       fs.writeFileSync(log, 'earlier\n');
       const line = `2026-01-01T00:00:00Z\tresolve\tset\tk=${at}`;
-      const r = await start(CHILD, [JSON.stringify({ op: 'die-at', at, file, bytes: 5, audit: { log, line } })]).done;
+      const r = await start(CHILD, [JSON.stringify({ op: 'die-at', at, file, bytes: 5, audit: { log, lines: [line] } })]).done;
       expect(r.signal).toBe('SIGKILL');
       expect(fs.existsSync(`${file}.lock`)).toBe(true);
       // The next writer of any kind on that file finishes the dead one's work first.

@@ -113,7 +113,8 @@ function writeNewFile(file: string, buf: Buffer, reportAs: string, opts: { fsync
  */
 export interface Audit {
   log: string;
-  line: string;
+  /** One or more protocol.log lines, without their newlines. */
+  lines: string[];
 }
 
 interface ReplaceJournal {
@@ -128,7 +129,7 @@ interface AppendJournal {
   from: number;
   length: number;
 }
-type Journal = (ReplaceJournal | AppendJournal) & { v: 1; log: string; logSize: number; line: string; owner: string };
+type Journal = (ReplaceJournal | AppendJournal) & { v: 1; log: string; logSize: number; text: string; owner: string };
 
 function journalPath(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.audit`);
@@ -140,7 +141,8 @@ function journalPath(target: string): string {
  * cannot be written.
  */
 function commitAudited(audit: Audit, body: ReplaceJournal | AppendJournal, commit: () => void, undo: () => void): void {
-  if (audit.line.includes('\n')) throw new HeimdallError('internal', `refusing to log a line containing a newline to ${audit.log}`);
+  checkLines(audit.log, audit.lines);
+  const text = audit.lines.map((l) => `${l}\n`).join('');
   const state = innermostLock(audit.log);
   if (!state) throw new HeimdallError('internal', `an audited write of ${body.file} must run under its lock`);
   mkdirFor(audit.log);
@@ -149,7 +151,7 @@ function commitAudited(audit: Audit, body: ReplaceJournal | AppendJournal, commi
     try {
       const logSize = repairTail(fd, audit.log, 'terminate');
       const jfile = journalPath(state.target);
-      const journal: Journal = { v: 1, ...body, log: audit.log, logSize, line: audit.line, owner: selfIdentity().tag };
+      const journal: Journal = { v: 1, ...body, log: audit.log, logSize, text, owner: selfIdentity().tag };
       unlinkQuiet(jfile);
       writeNewFile(jfile, Buffer.from(`${JSON.stringify(journal)}\n`), body.file);
       try {
@@ -159,7 +161,7 @@ function commitAudited(audit: Audit, body: ReplaceJournal | AppendJournal, commi
         throw e;
       }
       try {
-        writeAll(fd, Buffer.from(`${audit.line}\n`), audit.log, `its line could not be written, so the change to ${body.file} was undone`);
+        writeAll(fd, Buffer.from(text), audit.log, `its line could not be written, so the change to ${body.file} was undone`);
       } catch (e) {
         try {
           fs.ftruncateSync(fd, logSize);
@@ -366,11 +368,24 @@ export interface AppendOptions {
 export function appendLinesLocked(file: string, lines: string[], opts: AppendOptions = {}): void {
   checkLines(file, lines);
   if (lines.length === 0) return;
+  appendChecked(file, lines.map((l) => `${l}\n`).join(''), opts.torn ?? 'terminate', opts.audit);
+}
+
+/**
+ * Append free text (a markdown entry) with one checked write, while holding the file's lock; the
+ * caller decides how the text joins what is there. With `audit`, committed with its log line.
+ */
+export function appendTextLocked(file: string, text: string, opts: { audit?: Audit } = {}): void {
+  if (text === '') return;
+  appendChecked(file, text, undefined, opts.audit);
+}
+
+function appendChecked(file: string, text: string, torn: TornMode | undefined, audit: Audit | undefined): void {
   mkdirFor(file);
   const fd = openForAppend(file);
   try {
-    const from = repairTail(fd, file, opts.torn ?? 'terminate');
-    const buf = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
+    const from = torn ? repairTail(fd, file, torn) : fileSize(fd, file);
+    const buf = Buffer.from(text, 'utf8');
     const cutBack = () => {
       try {
         fs.ftruncateSync(fd, from);
@@ -386,7 +401,7 @@ export function appendLinesLocked(file: string, lines: string[], opts: AppendOpt
         throw e;
       }
     };
-    if (opts.audit) commitAudited(opts.audit, { kind: 'append', file, from, length: buf.length }, write, cutBack);
+    if (audit) commitAudited(audit, { kind: 'append', file, from, length: buf.length }, write, cutBack);
     else write();
   } finally {
     fs.closeSync(fd);
@@ -432,7 +447,7 @@ function replayJournal(target: string): void {
   let j: Journal;
   try {
     j = JSON.parse(fs.readFileSync(jfile, 'utf8')) as Journal;
-    if (j.v !== 1 || typeof j.log !== 'string' || typeof j.line !== 'string' || typeof j.file !== 'string') throw new Error('shape');
+    if (j.v !== 1 || typeof j.log !== 'string' || typeof j.text !== 'string' || typeof j.file !== 'string') throw new Error('shape');
   } catch {
     // A journal cut short was never acted on: its writer committed nothing after it.
     unlinkQuiet(jfile);
@@ -468,17 +483,17 @@ function replayJournal(target: string): void {
       }
     }
   }
-  if (committed) ensureLogLine(j.log, j.logSize, j.line);
+  if (committed) ensureLogLines(j.log, j.logSize, j.text);
   unlinkQuiet(jfile);
   noteWrite();
 }
 
-/** Append `line` to the log unless the dead writer already did (at the offset it recorded). */
-function ensureLogLine(log: string, at: number, line: string): void {
+/** Append the lines to the log unless the dead writer already did (at the offset it recorded). */
+function ensureLogLines(log: string, at: number, text: string): void {
   withLock(log, () => {
     const fd = openForAppend(log);
     try {
-      const want = Buffer.from(`${line}\n`);
+      const want = Buffer.from(text);
       const got = Buffer.alloc(want.length);
       const n = fs.readSync(fd, got, 0, want.length, at);
       if (n === want.length && got.equals(want)) return;
@@ -708,6 +723,20 @@ export function checkJsonDepth(text: string, what: string, code: 'invalid' | 'en
         );
       }
     } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+}
+
+/**
+ * Parse JSON input (stdin, a line of a JSON lines file, a frame): depth-checked first, and a syntax
+ * error becomes `code` with `what` and the line and column. `example` shows what was expected.
+ */
+export function parseJsonText(text: string, what: string, opts: { code?: 'invalid' | 'environment'; example?: string } = {}): unknown {
+  const code = opts.code ?? 'invalid';
+  checkJsonDepth(text, what, code);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new HeimdallError(code, `${what} is not valid JSON${jsonErrorLocation(text, e)} (${(e as Error).message})${opts.example ? `; expected ${opts.example}` : ''}`);
   }
 }
 

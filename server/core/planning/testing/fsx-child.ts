@@ -21,7 +21,7 @@ interface Options {
   bytes?: number;
   count?: number;
   width?: number;
-  audit?: { log: string; line: string };
+  audit?: { log: string; lines: string[] };
   at?: 'journal' | 'commit' | 'log';
 }
 
@@ -61,7 +61,7 @@ try {
     }
     case 'die-at': {
       const file = o.file as string;
-      const audit = o.audit as { log: string; line: string };
+      const audit = o.audit as { log: string; lines: string[] };
       const die = () => process.kill(process.pid, 'SIGKILL');
       const realWrite = fs.writeSync;
       const realRename = fs.renameSync;
@@ -73,7 +73,7 @@ try {
         return fd;
       };
       (fs as { writeSync: unknown }).writeSync = (fd: number, buf: Buffer, ...rest: unknown[]) => {
-        const isLogLine = Buffer.isBuffer(buf) && buf.toString('utf8').startsWith(audit.line);
+        const isLogLine = Buffer.isBuffer(buf) && buf.toString('utf8').startsWith(audit.lines[0] as string);
         if (o.at === 'log' && isLogLine) {
           // Half the line reaches the file, then the writer dies.
           (realWrite as (...a: unknown[]) => number)(fd, buf, 0, Math.floor(buf.length / 2));
