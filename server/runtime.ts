@@ -4,6 +4,7 @@
  */
 import { type Ctx, makeCtx } from './core/context.js';
 import { resolvePlanningRoot } from './core/planning/paths.js';
+import { setStorageLimits, storageLimitsFromEnv } from './core/planning/limits.js';
 import { HeimdallError } from './core/errors.js';
 import { type Clock, fixedClock, systemClock } from './core/ports.js';
 
@@ -12,8 +13,17 @@ export interface Runtime {
 }
 
 export function createRuntime(env: Record<string, string | undefined> = process.env, cwd: string = process.cwd()): Runtime {
+  applyStorageLimits(env);
   const root = resolvePlanningRoot(env, cwd);
   return { ctx: makeCtx(root, { env, clock: clockFrom(env) }) };
+}
+
+/**
+ * The read, JSON-depth and lock-wait limits (HEIMDALL_MAX_READ_BYTES, HEIMDALL_MAX_JSON_DEPTH,
+ * HEIMDALL_LOCK_TIMEOUT_MS) are process-wide; the CLI applies them before it reads stdin.
+ */
+export function applyStorageLimits(env: Record<string, string | undefined> = process.env): void {
+  setStorageLimits(storageLimitsFromEnv(env));
 }
 
 /**

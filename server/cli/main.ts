@@ -48,6 +48,8 @@ export async function main(prog: string, argv: string[], io: Io, makeCtx?: CtxFa
     ctx: () => (cached ??= factory()),
   };
   try {
+    // Limits first: a command may read stdin before it builds its context.
+    if (!makeCtx) (await import('../runtime.js')).applyStorageLimits();
     const { command } = await loader();
     return await command.run(rest, env);
   } catch (e) {

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { readTextFile } from '../../core/planning/fsx.js';
 import { computeDelta, logTokens, report, setBaseline } from '../../core/ledger/ledger.js';
 import { HeimdallError } from '../../core/errors.js';
 import { bool, int, parseArgs, requireStr, str, usageError } from '../args.js';
@@ -32,11 +32,8 @@ export const command: Command = {
         const file = str(p, 'text-file');
         if (tokens === undefined) {
           if (file !== undefined) {
-            try {
-              text = fs.readFileSync(file, 'utf8');
-            } catch (e) {
-              throw new HeimdallError('environment', `cannot read --text-file ${file}: ${(e as Error).message}`);
-            }
+            text = readTextFile(file, `--text-file ${file}`);
+            if (text === undefined) throw new HeimdallError('environment', `cannot read --text-file ${file}: no such file`);
           } else if (!io.stdinIsTTY) text = await io.readStdin();
           else throw usageError(USAGE, 'give --tokens N, --text-file PATH, or pipe the text to count on stdin');
         }

@@ -104,7 +104,7 @@ function isIsoTime(v: unknown): v is string {
 export function readClaims(ctx: Ctx): Record<string, Claim> {
   const file = claimsFile(ctx);
   const data = readJsonFile(file);
-  if (data === undefined) return {};
+  if (data === undefined) return dataMap<Claim>();
   const bad = (why: string): never => {
     throw new HeimdallError('environment', `${file}: ${why}; the file was left untouched (fix it by hand or restore it from git)`);
   };

@@ -51,7 +51,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function readRegistry(ctx: Ctx): HaidRegistry {
   const file = haidsFile(ctx);
   const data = readJsonFile(file);
-  if (data === undefined) return { haids: {} };
+  if (data === undefined) return { haids: dataMap<HaidRecord>() };
   const bad = (why: string): never => {
     throw new HeimdallError('environment', `${file}: ${why}; the file was left untouched (fix it by hand or restore it from git)`);
   };

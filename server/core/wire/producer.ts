@@ -5,7 +5,7 @@
  */
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { jsonErrorLocation } from '../planning/fsx.js';
+import { checkJsonDepth, jsonErrorLocation } from '../planning/fsx.js';
 import { logAction } from '../log/protocolLog.js';
 import { formatErrors, validateDraft, wireLimits } from './envelope.js';
 import { type Appended, DEFAULT_TOPIC, type WireLog, checkTopic } from './log.js';
@@ -26,6 +26,7 @@ export function parseWireJson(text: string, source = 'stdin'): unknown {
   if (text.trim() === '') {
     throw new HeimdallError('usage', `no wire on ${source}: give one JSON object, e.g. {"wire":"1.1","stream_id":"task:T1:attempt:1","type":"task.available","sender":"system","payload":{"task_id":"T1"}}`);
   }
+  checkJsonDepth(text, `the wire on ${source}`);
   try {
     return JSON.parse(text);
   } catch (e) {
