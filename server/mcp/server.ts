@@ -30,6 +30,7 @@ import {
 import type { Ctx } from '../core/context.js';
 import { HeimdallError } from '../core/errors.js';
 import { spawnAndRegister } from '../core/identity/index.js';
+import { withoutBlocking } from '../core/planning/fsx.js';
 import { toolErrorResult } from './errors.js';
 import { ALL_TOOLS } from './tools/index.js';
 import type { ToolDef } from './tools/types.js';
@@ -182,8 +183,9 @@ export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
         }
         throw new HeimdallError('invalid', `invalid arguments for ${name}: ${problems.join('; ')}. Expected ${entry.signature}`);
       }
-      haid = attribute(identity);
-      const out = await entry.tool.run(args, { ctx, haid });
+      // Core writes wait for busy locks without blocking the event loop (core/planning/lock.ts).
+      haid = await withoutBlocking(() => attribute(identity));
+      const out = await withoutBlocking(() => entry.tool.run(args, { ctx, haid: haid as string }));
       const structured = { haid, ...out };
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (e) {

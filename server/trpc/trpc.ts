@@ -6,6 +6,7 @@
 import { TRPCError, initTRPC } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { type ErrorCode, isHeimdallError } from '../core/errors.js';
+import { findLockBusy, withoutBlocking } from '../core/planning/fsx.js';
 import type { TrpcContext } from './context.js';
 
 const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
@@ -56,6 +57,15 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** Core writes wait for a busy file lock without blocking the server (core/planning/lock.ts). */
+const waitForLocks = t.middleware(({ next }) =>
+  withoutBlocking(async () => {
+    const result = await next();
+    if (!result.ok && findLockBusy(result.error)) throw result.error;
+    return result;
+  }),
+);
+
 export const router = t.router;
-export const procedure = t.procedure.use(mapErrors);
+export const procedure = t.procedure.use(mapErrors).use(waitForLocks);
 export const createCallerFactory = t.createCallerFactory;

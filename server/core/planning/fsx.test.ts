@@ -6,12 +6,13 @@
  * scratch-file cleanup, and bounded reads (FIFO, /dev/zero, a folder, size and depth limits).
  * Every interleaving is forced (SIGSTOP, a child that kills itself at a chosen step), never hoped for.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { start, ROOT } from '../../stream/testing/spawn.js';
+import { start } from '../../stream/testing/spawn.js';
+import { FSX_CHILD as CHILD, ROOT, holdLock } from './testing/hold.js';
 import { thrown } from '../../testing/fixtures.js';
 import {
   appendLine,
@@ -30,7 +31,6 @@ import {
 import { setStorageLimits, storageLimits, storageLimitsFromEnv } from './limits.js';
 import { heldLockCount, ownerLiveness, releaseOwned, takeOver } from './lock.js';
 
-const CHILD = path.join(ROOT, 'server/core/planning/testing/fsx-child.ts');
 
 let dir: string;
 let saved: ReturnType<typeof storageLimits>;
@@ -57,24 +57,6 @@ function childWithUlimit(blocks: number, opts: object): { status: number; stderr
     const err = e as { status: number; stderr: Buffer };
     return { status: err.status, stderr: err.stderr.toString() };
   }
-}
-
-/** A child holding the lock on `target` until `let()` writes a line to it. */
-async function holdLock(target: string): Promise<{ child: ChildProcess; pid: number; let(): Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ op: 'hold', target })], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.once('data', () => resolve());
-    child.once('close', () => reject(new Error('the lock holder exited before taking the lock')));
-  });
-  return {
-    child,
-    pid: child.pid as number,
-    let: () => {
-      child.stdin?.end('\n');
-      return exited;
-    },
-  };
 }
 
 /** A pid that certainly belonged to a process that has exited. */
