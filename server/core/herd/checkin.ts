@@ -27,11 +27,11 @@ import {
   type AgentRecord,
   HISTORY_MAX,
   appendJournal,
+  commitCheckin,
   compactJournal,
   readJournal,
   readRegistry,
   withHerdLock,
-  writeRegistry,
 } from './store.js';
 import { HERD_MESSAGE_TYPES, type HerdMessageType, type TeamConfig, readTeam, tierOf } from './team.js';
 
@@ -252,14 +252,10 @@ export async function checkin(ctx: Ctx, input: CheckinInput, deps: HerdDeps = {}
     // The action's protocol.log line is committed with its last write (the drain line, if any).
     const audit = auditEntry(ctx, 'herd', 'checkin', `${me.text} status=${JSON.stringify(status.length > 60 ? `${status.slice(0, 57)}...` : status)} messages=${take.length}${take.length ? ` (${take.map((t) => t.id).join(',')})` : ''}`);
     const drains = take.length > 0 || dropped.length > 0;
-    // Registry first: if we die before the drain line is written the messages stay pending
-    // (delivered at the next check-in) rather than being lost.
-    writeRegistry(ctx, registry, drains ? undefined : audit);
-    if (drains) {
-      const line = { op: 'drain' as const, ts, agent: me.text, copies: take.map((s) => s.copy), ...(dropped.length ? { dropped: dropped.map((s) => s.copy) } : {}) };
-      appendJournal(ctx, [line], audit);
-      compactJournal(ctx, [...journal.lines, line]);
-    }
+    const line = { op: 'drain' as const, ts, agent: me.text, copies: take.map((s) => s.copy), ...(dropped.length ? { dropped: dropped.map((s) => s.copy) } : {}) };
+    // Registry and drain line are one commit: a writer killed between them is finished by the next.
+    commitCheckin(ctx, registry, drains ? [line] : [], audit);
+    if (drains) compactJournal(ctx, [...journal.lines, line]);
     return { taken: take, dropped, registry };
   });
 

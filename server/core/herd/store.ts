@@ -10,8 +10,8 @@
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { type Audit, appendLinesLocked, atomicWrite, readLines, readTextFile, truncateFile, withLock } from '../planning/fsx.js';
-import { readVersionedMap, writeVersionedMap } from '../planning/state.js';
+import { type Audit, type CommitOp, appendLinesLocked, atomicWrite, commitAll, readLines, readTextFile, truncateFile, withLock } from '../planning/fsx.js';
+import { readVersionedMap, versionedMapText, writeVersionedMap } from '../planning/state.js';
 import { isAgentAddress } from './address.js';
 import { type JournalLine, type SendLine, parseJournalLine, pendingCopies } from './mailbox.js';
 import { herdDir } from './team.js';
@@ -119,6 +119,18 @@ export function withHerdLock<T>(ctx: Ctx, fn: (repaired: number | undefined) => 
     }
     return fn(repaired);
   });
+}
+
+/**
+ * A check-in's two changes, the registry and its drain line, committed as one with the action's
+ * protocol.log line (so a writer killed between them is finished by the next one); call only while
+ * holding the herd lock.
+ */
+export function commitCheckin(ctx: Ctx, map: Record<string, AgentRecord>, drain: JournalLine[], audit: Audit): void {
+  const p = herdPaths(ctx);
+  const ops: CommitOp[] = [{ kind: 'replace', file: p.agents, content: versionedMapText('agents', map) }];
+  if (drain.length) ops.push({ kind: 'append', file: p.mailbox, text: drain.map((l) => `${JSON.stringify(l)}\n`).join(''), torn: 'set-aside' });
+  commitAll(ops, audit);
 }
 
 /** Append journal lines (one checked write); call only while holding the herd lock. */

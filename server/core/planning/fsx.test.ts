@@ -313,7 +313,7 @@ describe('fsx: torn lines and audited commits', () => {
   });
 
   for (const at of ['journal', 'commit', 'log'] as const) {
-    it(`a writer killed at "${at}" is finished by the next lock holder: ${at === 'journal' ? 'nothing changed, no line' : 'the change and exactly one whole line'}`, async () => {
+    it(`a writer killed at "${at}" is finished by the next lock holder: the change and exactly one whole line`, async () => {
       const file = path.join(dir, 'symbols.json');
       const log = path.join(dir, 'protocol.log');
       fs.writeFileSync(file, 'before\n');
@@ -324,13 +324,44 @@ describe('fsx: torn lines and audited commits', () => {
       expect(fs.existsSync(`${file}.lock`)).toBe(true);
       // The next writer of any kind on that file finishes the dead one's work first.
       withLock(file, () => undefined);
-      const committed = at !== 'journal';
-      expect(fs.readFileSync(file, 'utf8')).toBe(committed ? 'xxxxx' : 'before\n');
-      expect(fs.readFileSync(log, 'utf8')).toBe(committed ? `earlier\n${line}\n` : 'earlier\n');
+      // Once its journal is written, a commit is rolled forward, wherever its writer died.
+      expect(fs.readFileSync(file, 'utf8')).toBe('xxxxx');
+      expect(fs.readFileSync(log, 'utf8')).toBe(`earlier\n${line}\n`);
       sweepPlanning(dir);
       expect(leftovers()).toEqual([]);
     });
   }
+
+  it('a writer killed before its journal was written changed nothing; its staged file is removed by the next holder', async () => {
+    const file = path.join(dir, 'symbols.json');
+    const log = path.join(dir, 'protocol.log');
+    fs.writeFileSync(file, 'before\n');
+    fs.writeFileSync(log, 'earlier\n');
+    const r = await start(CHILD, [JSON.stringify({ op: 'die-at', at: 'staged', file, bytes: 5, audit: { log, lines: ['never'] } })]).done;
+    expect(r.signal).toBe('SIGKILL');
+    expect(fs.readdirSync(dir).some((n) => n.endsWith('.commit.tmp'))).toBe(true);
+    withLock(file, () => undefined);
+    expect(fs.readFileSync(file, 'utf8')).toBe('before\n');
+    expect(fs.readFileSync(log, 'utf8')).toBe('earlier\n');
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('a commit of two files killed between them is completed by the next holder: both changes and one line', async () => {
+    const file = path.join(dir, 'agents.json');
+    const second = path.join(dir, 'mailbox.jsonl');
+    const log = path.join(dir, 'protocol.log');
+    fs.writeFileSync(file, 'before\n');
+    fs.writeFileSync(second, 'first\n');
+    const line = '2026-01-01T00:00:00Z\therd\tcheckin\tx';
+    const r = await start(CHILD, [JSON.stringify({ op: 'die-at', at: 'commit', file, second, bytes: 5, audit: { log, lines: [line] } })]).done;
+    expect(r.signal).toBe('SIGKILL');
+    expect(fs.readFileSync(second, 'utf8')).toBe('first\n');
+    withLock(file, () => undefined);
+    expect(fs.readFileSync(file, 'utf8')).toBe('xxxxx');
+    expect(fs.readFileSync(second, 'utf8')).toBe('first\nappended\n');
+    expect(fs.readFileSync(log, 'utf8')).toBe(`${line}\n`);
+    expect(leftovers()).toEqual([]);
+  });
 
   it('sweepPlanning removes dead owners\' locks, finishes their journals and removes their scratch files, and leaves live ones', () => {
     const sub = path.join(dir, 'protocol');

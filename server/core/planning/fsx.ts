@@ -108,8 +108,8 @@ function writeNewFile(file: string, buf: Buffer, reportAs: string, opts: { fsync
 }
 
 /**
- * The protocol.log line an audited write commits with its state change (see the header). Built by
- * `auditEntry` in log/protocolLog.ts.
+ * The protocol.log line(s) a state change is committed with. Built by `auditEntry` in
+ * log/protocolLog.ts.
  */
 export interface Audit {
   log: string;
@@ -117,69 +117,23 @@ export interface Audit {
   lines: string[];
 }
 
-interface ReplaceJournal {
-  kind: 'replace';
-  file: string;
-  tmp: string;
-  ino: number;
+/** One change of an audited commit: a whole file replaced, or bytes appended to a file. */
+export type CommitOp = { kind: 'replace'; file: string; content: string | Buffer } | { kind: 'append'; file: string; text: string; torn?: TornMode };
+
+type JournalOp = { kind: 'replace'; file: string; tmp: string; ino: number } | { kind: 'append'; file: string; from: number; data: string };
+interface Journal {
+  v: 2;
+  /** `pid-start` of the writer, for people reading a leftover journal. */
+  owner: string;
+  ops: JournalOp[];
+  log: string;
+  /** Size of the log when the writer took its lock: where its lines start. */
+  logSize: number;
+  text: string;
 }
-interface AppendJournal {
-  kind: 'append';
-  file: string;
-  from: number;
-  length: number;
-}
-type Journal = (ReplaceJournal | AppendJournal) & { v: 1; log: string; logSize: number; text: string; owner: string };
 
 function journalPath(target: string): string {
   return path.join(path.dirname(target), `.${path.basename(target)}.audit`);
-}
-
-/**
- * Commit a state change and its log line together. Runs under the state lock (the innermost one
- * held); takes the log lock itself. `commit` applies the change, `undo` reverses it if the line
- * cannot be written.
- */
-function commitAudited(audit: Audit, body: ReplaceJournal | AppendJournal, commit: () => void, undo: () => void): void {
-  checkLines(audit.log, audit.lines);
-  const text = audit.lines.map((l) => `${l}\n`).join('');
-  const state = innermostLock(audit.log);
-  if (!state) throw new HeimdallError('internal', `an audited write of ${body.file} must run under its lock`);
-  mkdirFor(audit.log);
-  withLock(audit.log, () => {
-    const fd = openForAppend(audit.log);
-    try {
-      const logSize = repairTail(fd, audit.log, 'terminate');
-      const jfile = journalPath(state.target);
-      const journal: Journal = { v: 1, ...body, log: audit.log, logSize, text, owner: selfIdentity().tag };
-      unlinkQuiet(jfile);
-      writeNewFile(jfile, Buffer.from(`${JSON.stringify(journal)}\n`), body.file);
-      try {
-        commit();
-      } catch (e) {
-        unlinkQuiet(jfile);
-        throw e;
-      }
-      try {
-        writeAll(fd, Buffer.from(text), audit.log, `its line could not be written, so the change to ${body.file} was undone`);
-      } catch (e) {
-        try {
-          fs.ftruncateSync(fd, logSize);
-        } catch {
-          /* the journal below is gone too: nothing refers to these bytes */
-        }
-        try {
-          undo();
-        } finally {
-          unlinkQuiet(jfile);
-        }
-        throw e;
-      }
-      unlinkQuiet(jfile);
-    } finally {
-      fs.closeSync(fd);
-    }
-  });
 }
 
 function renameChecked(from: string, to: string): void {
@@ -191,53 +145,133 @@ function renameChecked(from: string, to: string): void {
 }
 
 /**
+ * Apply `ops` and append the audit lines as one commit, under the caller's lock on the state they
+ * change (the innermost lock held). All or nothing: the new files are written first; then, holding
+ * the log's lock too, a journal naming every change and the lines is written, the changes are
+ * applied in order and the lines appended. A failure before the lines are in undoes what was
+ * applied; a writer killed after writing the journal has its commit finished (rolled forward) by
+ * the next holder of the lock, which replays the journal. Without `audit` (plain writes) there is
+ * no journal and no log line.
+ */
+export function commitAll(ops: CommitOp[], audit: Audit): void {
+  checkLines(audit.log, audit.lines);
+  const state = innermostLock(audit.log);
+  if (!state) throw new HeimdallError('internal', `an audited write of ${ops.map((o) => o.file).join(', ')} must run under its lock`);
+  const text = audit.lines.map((l) => `${l}\n`).join('');
+  // Scratch files of an audited commit belong to its journal: only a replay (or the sweep, once no
+  // journal refers to them) removes them, never the cleanup of some other lock's dead holder.
+  const staged: Array<{ op: CommitOp; tmp?: string; ino?: number }> = [];
+  try {
+    for (const op of ops) {
+      mkdirFor(op.file);
+      if (op.kind === 'replace') {
+        const tmp = scratchPath(op.file, 'commit');
+        writeNewFile(tmp, typeof op.content === 'string' ? Buffer.from(op.content, 'utf8') : op.content, op.file, { fsync: true });
+        staged.push({ op, tmp, ino: fs.statSync(tmp).ino });
+      } else staged.push({ op });
+    }
+    mkdirFor(audit.log);
+    withLock(audit.log, () => {
+      const logFd = openForAppend(audit.log);
+      const fds: number[] = [];
+      try {
+        const logSize = repairTail(logFd, audit.log, 'terminate');
+        const jops: JournalOp[] = [];
+        const appends = new Map<number, { fd: number; from: number; data: Buffer }>();
+        staged.forEach((st, i) => {
+          if (st.op.kind === 'replace') jops.push({ kind: 'replace', file: st.op.file, tmp: st.tmp as string, ino: st.ino as number });
+          else {
+            const fd = openForAppend(st.op.file);
+            fds.push(fd);
+            const from = st.op.torn ? repairTail(fd, st.op.file, st.op.torn) : fileSize(fd, st.op.file);
+            const data = Buffer.from(st.op.text, 'utf8');
+            appends.set(i, { fd, from, data });
+            jops.push({ kind: 'append', file: st.op.file, from, data: data.toString('base64') });
+          }
+        });
+        const jfile = journalPath(state.target);
+        unlinkQuiet(jfile);
+        const journal: Journal = { v: 2, owner: selfIdentity().tag, ops: jops, log: audit.log, logSize, text };
+        writeNewFile(jfile, Buffer.from(`${JSON.stringify(journal)}\n`), ops[0]?.file ?? state.target);
+        const undo: Array<() => void> = [];
+        const rollBack = () => {
+          for (const u of undo.reverse()) {
+            try {
+              u();
+            } catch {
+              /* best effort: the error that caused the roll-back is what the caller sees */
+            }
+          }
+          unlinkQuiet(jfile);
+        };
+        const cleanup: string[] = [];
+        try {
+          staged.forEach((st, i) => {
+            if (st.op.kind === 'replace') {
+              const file = st.op.file;
+              let bak: string | undefined;
+              // A second name for the old file, so the change can be undone if a later step fails.
+              if (fs.existsSync(file)) {
+                bak = scratchPath(file, 'old');
+                try {
+                  fs.linkSync(file, bak);
+                } catch {
+                  try {
+                    fs.copyFileSync(file, bak, fs.constants.COPYFILE_EXCL);
+                  } catch (e) {
+                    unlinkQuiet(bak);
+                    throw writeError(file, e);
+                  }
+                }
+                cleanup.push(bak);
+              }
+              renameChecked(st.tmp as string, file);
+              undo.push(() => (bak ? fs.renameSync(bak, file) : fs.unlinkSync(file)));
+            } else {
+              const a = appends.get(i) as { fd: number; from: number; data: Buffer };
+              undo.push(() => fs.ftruncateSync(a.fd, a.from));
+              writeAll(a.fd, a.data, st.op.file);
+            }
+          });
+          writeAll(logFd, Buffer.from(text), audit.log, `its line could not be written, so the change to ${ops.map((o) => o.file).join(', ')} was undone`);
+        } catch (e) {
+          try {
+            fs.ftruncateSync(logFd, logSize);
+          } catch {
+            /* nothing refers to these bytes once the journal is gone */
+          }
+          rollBack();
+          for (const f of cleanup) unlinkQuiet(f);
+          throw e;
+        }
+        unlinkQuiet(jfile);
+        for (const f of cleanup) unlinkQuiet(f);
+      } finally {
+        for (const fd of fds) fs.closeSync(fd);
+        fs.closeSync(logFd);
+      }
+    });
+  } finally {
+    for (const st of staged) if (st.tmp) unlinkQuiet(st.tmp);
+  }
+  noteWrite();
+}
+
+/**
  * Write `content` to a scratch file beside `file`, fsync it, and rename it over `file`. With `audit`,
  * its protocol.log line is committed with it (call this under the file's lock then).
  */
 export function atomicWrite(file: string, content: string | Buffer, audit?: Audit): void {
+  if (audit) {
+    commitAll([{ kind: 'replace', file, content }], audit);
+    return;
+  }
   const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   mkdirFor(file);
   const tmp = scratchPath(file);
   writeNewFile(tmp, buf, file, { fsync: true });
   try {
-    if (!audit) renameChecked(tmp, file);
-    else {
-      let ino: number;
-      try {
-        ino = fs.statSync(tmp).ino;
-      } catch (e) {
-        throw writeError(file, e);
-      }
-      let bak: string | undefined;
-      commitAudited(
-        audit,
-        { kind: 'replace', file, tmp, ino },
-        () => {
-          // A second name for the old file, so the change can be undone if the log line cannot be written.
-          if (fs.existsSync(file)) {
-            bak = scratchPath(file, 'old');
-            try {
-              fs.linkSync(file, bak);
-            } catch {
-              bak = scratchPath(file, 'old');
-              try {
-                fs.copyFileSync(file, bak, fs.constants.COPYFILE_EXCL);
-              } catch (e) {
-                unlinkQuiet(bak);
-                throw writeError(file, e);
-              }
-            }
-          }
-          renameChecked(tmp, file);
-        },
-        () => {
-          if (bak) fs.renameSync(bak, file);
-          else unlinkQuiet(file);
-          bak = undefined;
-        },
-      );
-      if (bak) unlinkQuiet(bak);
-    }
+    renameChecked(tmp, file);
   } catch (e) {
     unlinkQuiet(tmp);
     throw e;
@@ -319,16 +353,21 @@ function repairTail(fd: number, file: string, mode: TornMode): number {
     return size + 1;
   }
   const keep = lastLineStart(fd, size);
-  const torn = Buffer.alloc(size - keep);
-  fs.readSync(fd, torn, 0, torn.length, keep);
+  setAside(fd, file, keep, size);
+  noteWrite();
+  return keep;
+}
+
+/** Move bytes [from, to) of a file into `<file>.torn` (kept for inspection) and cut the file at `from`. */
+function setAside(fd: number, file: string, from: number, to: number): void {
+  const torn = Buffer.alloc(to - from);
+  fs.readSync(fd, torn, 0, torn.length, from);
   appendRaw(`${file}.torn`, Buffer.concat([torn, Buffer.from('\n')]));
   try {
-    fs.ftruncateSync(fd, keep);
+    fs.ftruncateSync(fd, from);
   } catch (e) {
     throw writeError(file, e);
   }
-  noteWrite();
-  return keep;
 }
 
 /** Append bytes to a side file (no lock: only lock holders of the main file write it). */
@@ -381,28 +420,24 @@ export function appendTextLocked(file: string, text: string, opts: { audit?: Aud
 }
 
 function appendChecked(file: string, text: string, torn: TornMode | undefined, audit: Audit | undefined): void {
+  if (audit) {
+    commitAll([{ kind: 'append', file, text, ...(torn ? { torn } : {}) }], audit);
+    return;
+  }
   mkdirFor(file);
   const fd = openForAppend(file);
   try {
     const from = torn ? repairTail(fd, file, torn) : fileSize(fd, file);
-    const buf = Buffer.from(text, 'utf8');
-    const cutBack = () => {
+    try {
+      writeAll(fd, Buffer.from(text, 'utf8'), file);
+    } catch (e) {
       try {
         fs.ftruncateSync(fd, from);
       } catch {
         /* the write error says what happened */
       }
-    };
-    const write = () => {
-      try {
-        writeAll(fd, buf, file);
-      } catch (e) {
-        cutBack();
-        throw e;
-      }
-    };
-    if (audit) commitAudited(audit, { kind: 'append', file, from, length: buf.length }, write, cutBack);
-    else write();
+      throw e;
+    }
   } finally {
     fs.closeSync(fd);
   }
@@ -440,52 +475,47 @@ export function truncateFile(file: string, size: number): void {
 // ---------------------------------------------------------------------------------------------
 // Recovery after a writer died
 
-/** Lock entered: finish the audited write of a holder that died between its state change and its log line. */
-function replayJournal(target: string): void {
+/**
+ * Lock entered: finish the audited commit of a holder that died after writing its journal. The
+ * journal says exactly what the commit was, so it is rolled forward: every change not yet applied
+ * is applied, then the lines are added unless the writer already appended them.
+ */
+function replayJournal(target: string): boolean {
   const jfile = journalPath(target);
-  if (!fs.existsSync(jfile)) return;
+  if (!fs.existsSync(jfile)) return false;
   let j: Journal;
   try {
     j = JSON.parse(fs.readFileSync(jfile, 'utf8')) as Journal;
-    if (j.v !== 1 || typeof j.log !== 'string' || typeof j.text !== 'string' || typeof j.file !== 'string') throw new Error('shape');
+    if (j.v !== 2 || !Array.isArray(j.ops) || typeof j.log !== 'string' || typeof j.text !== 'string') throw new Error('shape');
   } catch {
-    // A journal cut short was never acted on: its writer committed nothing after it.
+    // A journal cut short was never acted on: its writer applied nothing after it.
     unlinkQuiet(jfile);
-    return;
+    return true;
   }
-  let committed = false;
-  if (j.kind === 'replace') {
-    if (fs.existsSync(j.tmp)) unlinkQuiet(j.tmp);
-    else {
+  for (const op of j.ops) {
+    if (op.kind === 'replace') {
+      if (fs.existsSync(op.tmp)) renameChecked(op.tmp, op.file);
+      // else: renamed already (the file carries the new inode) before the writer died.
+    } else {
+      const data = Buffer.from(op.data, 'base64');
+      mkdirFor(op.file);
+      const fd = openForAppend(op.file);
       try {
-        committed = fs.statSync(j.file).ino === j.ino;
-      } catch {
-        committed = false;
-      }
-    }
-  } else {
-    let size = 0;
-    try {
-      size = fs.statSync(j.file).size;
-    } catch {
-      size = 0;
-    }
-    if (size >= j.from + j.length) committed = true;
-    else if (size > j.from) {
-      const fd = openForAppend(j.file);
-      try {
-        const torn = Buffer.alloc(size - j.from);
-        fs.readSync(fd, torn, 0, torn.length, j.from);
-        appendRaw(`${j.file}.torn`, Buffer.concat([torn, Buffer.from('\n')]));
-        fs.ftruncateSync(fd, j.from);
+        const size = fileSize(fd, op.file);
+        // Nobody appended since (the lock was the dead writer's until now): whatever follows `from` is its own.
+        if (size < op.from + data.length) {
+          if (size > op.from) setAside(fd, op.file, op.from, size);
+          writeAll(fd, data, op.file);
+        }
       } finally {
         fs.closeSync(fd);
       }
     }
   }
-  if (committed) ensureLogLines(j.log, j.logSize, j.text);
+  ensureLogLines(j.log, j.logSize, j.text);
   unlinkQuiet(jfile);
   noteWrite();
+  return true;
 }
 
 /** Append the lines to the log unless the dead writer already did (at the offset it recorded). */
@@ -497,7 +527,7 @@ function ensureLogLines(log: string, at: number, text: string): void {
       const got = Buffer.alloc(want.length);
       const n = fs.readSync(fd, got, 0, want.length, at);
       if (n === want.length && got.equals(want)) return;
-      // The writer died halfway through its own line, and nothing followed: write it again whole.
+      // The writer died halfway through its own lines, and nothing followed: write them again whole.
       if (n > 0 && n < want.length && fileSize(fd, log) === at + n && got.subarray(0, n).equals(want.subarray(0, n))) fs.ftruncateSync(fd, at);
       const from = repairTail(fd, log, 'terminate');
       try {
@@ -516,11 +546,11 @@ function ensureLogLines(log: string, at: number, text: string): void {
   });
 }
 
-const SCRATCH = /^\..+\.(\d+-\d+)\.[a-z0-9]+\.[a-z]+\.tmp$/;
+const SCRATCH = /^\..+\.(\d+-\d+)\.[a-z0-9]+\.([a-z]+)\.tmp$/;
 const LEGACY_SCRATCH = /^\..+\.(\d+)\.[a-z0-9]+\.tmp$/;
 
-/** Remove the scratch files a dead writer left in one folder. */
-function removeScratchOf(dir: string, isDead: (tag: string) => boolean): number {
+/** Remove the scratch files of dead writers in one folder; `commit` scratch only when asked (see commitAll). */
+function removeScratchOf(dir: string, isDead: (tag: string) => boolean, commitToo: boolean): number {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -530,19 +560,25 @@ function removeScratchOf(dir: string, isDead: (tag: string) => boolean): number 
   let removed = 0;
   for (const name of names) {
     const m = SCRATCH.exec(name);
-    const tag = m ? (m[1] as string) : LEGACY_SCRATCH.exec(name) ? `${(LEGACY_SCRATCH.exec(name) as RegExpExecArray)[1]}-0` : undefined;
-    if (tag === undefined || !isDead(tag)) continue;
+    const legacy = m ? undefined : LEGACY_SCRATCH.exec(name);
+    const tag = m ? (m[1] as string) : legacy ? `${legacy[1]}-0` : undefined;
+    if (tag === undefined || (m?.[2] === 'commit' && !commitToo) || !isDead(tag)) continue;
     unlinkQuiet(path.join(dir, name));
     removed++;
   }
   return removed;
 }
 
+const deadTag = (dead: LockOwner) => (t: string) => t === `${dead.pid}-${dead.start ?? '0'}` || (dead.start === undefined && t.startsWith(`${dead.pid}-`));
+
 setAfterAcquire((target: string, dead: LockOwner) => {
-  const tag = `${dead.pid}-${dead.start ?? '0'}`;
-  removeScratchOf(path.dirname(target), (t) => t === tag || (dead.start === undefined && t.startsWith(`${dead.pid}-`)));
+  removeScratchOf(path.dirname(target), deadTag(dead), false);
 });
-setOnEnter(replayJournal);
+setOnEnter((target: string, dead: LockOwner | undefined) => {
+  replayJournal(target);
+  // The dead holder's journal is done with: its remaining commit scratch in this folder is orphaned.
+  if (dead) removeScratchOf(path.dirname(target), deadTag(dead), true);
+});
 
 export interface SweepResult {
   /** Locks of dead owners taken over and released. */
@@ -595,7 +631,8 @@ export function sweepPlanning(root: string, maxDepth = 6): SweepResult {
     }
   };
   walk(root, 0);
-  for (const d of dirs) out.scratch += removeScratchOf(d, tagIsDead);
+  // Every journal was replayed above, so commit scratch left now belongs to no journal.
+  for (const d of dirs) out.scratch += removeScratchOf(d, tagIsDead, !fs.readdirSync(d).some((n) => n.endsWith('.audit')));
   return out;
 }
 

@@ -357,6 +357,8 @@ interface Held {
   target: string;
   lockPath: string;
   owner: LockOwner;
+  /** The dead holder this lock was taken over from, until the first section under it has cleaned up after it. */
+  tookOverFrom?: LockOwner;
 }
 
 interface Scope {
@@ -431,7 +433,7 @@ function acquireSync(target: string, scope: Scope | undefined): Held {
 
 function finishAcquire(target: string, lockPath: string, owner: LockOwner, tookOverFrom: LockOwner | undefined): Held {
   heldTokens.add(owner.token);
-  const held = { target, lockPath, owner };
+  const held: Held = { target, lockPath, owner, ...(tookOverFrom ? { tookOverFrom } : {}) };
   if (tookOverFrom) {
     try {
       afterAcquire(target, tookOverFrom);
@@ -459,9 +461,9 @@ async function acquireAsync(target: string, deadline: number, limit: number): Pr
   }
 }
 
-/** Journal files beside a target: the fsx layer checks them every time the lock is entered. */
-let onEnter: (target: string) => void = () => {};
-export function setOnEnter(fn: (target: string) => void): void {
+/** Journal files beside a target: the fsx layer replays an orphaned one every time the lock is entered. */
+let onEnter: (target: string, tookOverFrom: LockOwner | undefined) => void = () => {};
+export function setOnEnter(fn: (target: string, tookOverFrom: LockOwner | undefined) => void): void {
   onEnter = fn;
 }
 
@@ -476,7 +478,8 @@ export function withLock<T>(target: string, fn: () => T): T {
   if (pre) {
     stack.push(pre);
     try {
-      onEnter(target);
+      onEnter(target, pre.tookOverFrom);
+      delete pre.tookOverFrom;
       return fn();
     } finally {
       stack.pop();
@@ -489,7 +492,7 @@ export function withLock<T>(target: string, fn: () => T): T {
   const held = acquireSync(target, scope);
   stack.push(held);
   try {
-    onEnter(target);
+    onEnter(target, held.tookOverFrom);
     return fn();
   } finally {
     stack.pop();

@@ -79,11 +79,16 @@ export function readVersionedMap<V>(
   return out;
 }
 
-/** Write a versioned map (sorted keys); with `audit`, its protocol.log line is committed with it (under the file's lock). */
-export function writeVersionedMap<V>(file: string, key: string, map: Record<string, V>, audit?: Audit): void {
+/** The text of a versioned map file, keys sorted. */
+export function versionedMapText<V>(key: string, map: Record<string, V>): string {
   const sorted = dataMap<V>();
   for (const k of Object.keys(map).sort()) sorted[k] = map[k] as V;
-  atomicWrite(file, `${JSON.stringify({ version: PROTOCOL_VERSION, [key]: sorted }, null, 2)}\n`, audit);
+  return `${JSON.stringify({ version: PROTOCOL_VERSION, [key]: sorted }, null, 2)}\n`;
+}
+
+/** Write a versioned map (sorted keys); with `audit`, its protocol.log line is committed with it (under the file's lock). */
+export function writeVersionedMap<V>(file: string, key: string, map: Record<string, V>, audit?: Audit): void {
+  atomicWrite(file, versionedMapText(key, map), audit);
 }
 
 export interface UpdateOptions<R> extends MapOptions {

@@ -5,14 +5,16 @@
  *   hold      take the lock on `target`, print "held", keep it until a line arrives on stdin
  *   write     atomicWrite `bytes` bytes to `file` under its lock (with `audit` when given)
  *   append    appendLines `count` lines of `width` characters to `file`
- *   die-at    an audited write of `file` that SIGKILLs itself at one step: after the journal is
- *             written ("journal"), right after the rename ("commit"), or halfway through the log
- *             line ("log"), so recovery can be tested at each point without guessing a timing
+ *   die-at    an audited write of `file` (and, with `second`, an append to that file in the same
+ *             commit) that SIGKILLs itself at one step: after its new file is staged ("staged"),
+ *             after the journal is written ("journal"), right after the rename ("commit"), or
+ *             halfway through the log line ("log"), so recovery can be tested at each point without
+ *             guessing a timing
  * A failed write prints the error on stderr and exits 2, as the CLI does.
  */
 import fs from 'node:fs';
 import { isHeimdallError } from '../../errors.js';
-import { appendLines, atomicWrite, withLock } from '../fsx.js';
+import { appendLines, atomicWrite, commitAll, withLock } from '../fsx.js';
 
 interface Options {
   op: 'hold' | 'write' | 'append' | 'die-at';
@@ -22,7 +24,8 @@ interface Options {
   count?: number;
   width?: number;
   audit?: { log: string; lines: string[] };
-  at?: 'journal' | 'commit' | 'log';
+  at?: 'staged' | 'journal' | 'commit' | 'log';
+  second?: string;
 }
 
 const o = JSON.parse(process.argv[2] ?? '{}') as Options;
@@ -67,9 +70,11 @@ try {
       const realRename = fs.renameSync;
       const realOpen = fs.openSync;
       let journalFd: number | undefined;
+      let stagedFd: number | undefined;
       (fs as { openSync: unknown }).openSync = (p: fs.PathLike, ...rest: unknown[]) => {
         const fd = (realOpen as (...a: unknown[]) => number)(p, ...rest);
         if (String(p).endsWith('.audit')) journalFd = fd;
+        if (String(p).endsWith('.commit.tmp')) stagedFd = fd;
         return fd;
       };
       (fs as { writeSync: unknown }).writeSync = (fd: number, buf: Buffer, ...rest: unknown[]) => {
@@ -81,13 +86,15 @@ try {
         }
         const n = (realWrite as (...a: unknown[]) => number)(fd, buf, ...rest);
         if (o.at === 'journal' && fd === journalFd) die();
+        if (o.at === 'staged' && fd === stagedFd) die();
         return n;
       };
       (fs as { renameSync: unknown }).renameSync = (from: fs.PathLike, to: fs.PathLike) => {
         realRename(from, to);
         if (o.at === 'commit' && String(to) === file) die();
       };
-      withLock(file, () => atomicWrite(file, 'x'.repeat(o.bytes ?? 10), audit));
+      if (o.second) withLock(file, () => commitAll([{ kind: 'replace', file, content: 'x'.repeat(o.bytes ?? 10) }, { kind: 'append', file: o.second as string, text: 'appended\n' }], audit));
+      else withLock(file, () => atomicWrite(file, 'x'.repeat(o.bytes ?? 10), audit));
       break;
     }
   }
