@@ -10,14 +10,21 @@
  *             after the journal is written ("journal"), right after the rename ("commit"), or
  *             halfway through the log line ("log"), so recovery can be tested at each point without
  *             guessing a timing
+ *   slow-set  the symbol table's real read-modify-write (updateVersionedMap) of `key`=`value` that
+ *             pauses inside its critical section, after reading, until a line arrives on stdin (the
+ *             chaos suite SIGSTOPs it there for longer than the old 10 s stale timeout)
  * A failed write prints the error on stderr and exits 2, as the CLI does.
  */
 import fs from 'node:fs';
 import { isHeimdallError } from '../../errors.js';
+import { formatLogLine } from '../../log/protocolLog.js';
 import { appendLines, atomicWrite, commitAll, withLock } from '../fsx.js';
+import { isString, updateVersionedMap } from '../state.js';
 
 interface Options {
-  op: 'hold' | 'write' | 'append' | 'die-at';
+  op: 'hold' | 'write' | 'append' | 'die-at' | 'slow-set';
+  key?: string;
+  value?: string;
   target?: string;
   file?: string;
   bytes?: number;
@@ -60,6 +67,23 @@ try {
     case 'append': {
       const line = 'y'.repeat(o.width ?? 10);
       appendLines(o.file as string, Array.from({ length: o.count ?? 1 }, () => line));
+      break;
+    }
+    case 'slow-set': {
+      const { key, value, file } = o as { key: string; value: string; file: string };
+      const log = o.audit?.log as string;
+      updateVersionedMap(
+        file,
+        'symbols',
+        isString,
+        'string values',
+        (m) => {
+          m[key] = value;
+          process.stdout.write('held\n');
+          readLineFromStdin();
+        },
+        { audit: () => ({ log, lines: [formatLogLine(new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), 'resolve', 'set', `${key}=${value}`)] }) },
+      );
       break;
     }
     case 'die-at': {
