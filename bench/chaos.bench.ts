@@ -7,12 +7,11 @@
 import http from 'node:http';
 import path from 'node:path';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
-import { runFullDisk, runMcpFrames, runStorageChaos } from '../e2e/chaos/harness.js';
+import { buildCli, freshTree, runFullDisk, runMcpFrames, runStorageChaos } from '../e2e/chaos/harness.js';
 import { makeCtx } from '../server/core/context.js';
 import { initPlanning } from '../server/core/planning/init.js';
 import { holdLock } from '../server/core/planning/testing/hold.js';
 import { appRouter } from '../server/trpc/root.js';
-import { buildCli, freshTree } from '../e2e/chaos/harness.js';
 import { median } from './stats.js';
 
 function percentile(xs: number[], p: number): number {
@@ -84,7 +83,7 @@ export default async function (): Promise<string> {
   const chaos = await runStorageChaos({ seed: 15 });
   const disk = await runFullDisk();
   const mcp = await runMcpFrames({ frames: 10_000 });
-  const studioRuns = [];
+  const studioRuns: Array<Awaited<ReturnType<typeof studioLatency>>> = [];
   for (let i = 0; i < 3; i++) studioRuns.push(await studioLatency());
   const med = (f: (s: (typeof studioRuns)[number]) => number) => median(studioRuns.map(f));
 
