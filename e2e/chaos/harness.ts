@@ -293,8 +293,8 @@ function isKept(w: Write, s: FinalState): boolean {
 
 export interface StorageChaosOptions {
   lanes?: number;
-  /** Writes per lane (each lane cycles through every kind). */
-  writesPerLane?: number;
+  /** Writes per lane on each state file: all lanes write one file at once, then the next. */
+  writesPerFile?: number;
   /** Probability that a started writer is killed at a random moment. */
   randomKillRate?: number;
   /** How many writers are killed while their lock file names them. */
@@ -367,7 +367,7 @@ function clearFailure(d: Done): boolean {
 
 export async function runStorageChaos(opts: StorageChaosOptions = {}): Promise<StorageChaosResult> {
   const lanes = opts.lanes ?? 16;
-  const perLane = opts.writesPerLane ?? KINDS.length * 2;
+  const perFile = opts.writesPerFile ?? 2;
   const killRate = opts.randomKillRate ?? 0.08;
   const stopMs = opts.stopMs ?? 11_000;
   const rand = prng(opts.seed ?? 15);
@@ -448,43 +448,48 @@ export async function runStorageChaos(opts: StorageChaosOptions = {}): Promise<S
     }
   })();
 
-  const writes: Write[][] = Array.from({ length: lanes }, (_, lane) => Array.from({ length: perLane }, (_, i) => makeWrite(KINDS[(lane + i) % KINDS.length] as Kind, lane, i, root)));
-  await Promise.all(
-    writes.map(async (laneWrites) => {
-      for (const w of laneWrites) {
-        const t0 = Date.now();
-        const { child, done } = startBin(w.bin, w.args, planning, { input: w.input, env });
-        const pid = child.pid as number;
-        live.add(pid);
-        let killedRandom = false;
-        if (rand() < killRate) {
-          const t = setTimeout(() => {
-            if (pid === stoppedPid) return;
-            try {
-              process.kill(pid, 'SIGKILL');
-              killedPids.add(pid);
-              killedRandom = true;
-              randomKills++;
-            } catch {
-              /* finished */
-            }
-          }, rand() * 400);
-          void done.then(() => clearTimeout(t));
+  // Hostile input arrives while the writers run.
+  const hostileRun = hostileInputs(planning);
+  // Every state file in turn gets all lanes at once (16 writers on one file), the symbol table first:
+  // its writers queue behind the stopped slow writer.
+  const rounds: Write[][][] = KINDS.map((kind) => Array.from({ length: lanes }, (_, lane) => Array.from({ length: perFile }, (_, i) => makeWrite(kind, lane, i, root))));
+  for (const round of rounds) {
+    await Promise.all(
+      round.map(async (laneWrites) => {
+        for (const w of laneWrites) {
+          const t0 = Date.now();
+          const { child, done } = startBin(w.bin, w.args, planning, { input: w.input, env });
+          const pid = child.pid as number;
+          live.add(pid);
+          let killedRandom = false;
+          if (rand() < killRate) {
+            const t = setTimeout(() => {
+              if (pid === stoppedPid) return;
+              try {
+                process.kill(pid, 'SIGKILL');
+                killedPids.add(pid);
+                killedRandom = true;
+                randomKills++;
+              } catch {
+                /* finished */
+              }
+            }, rand() * 400);
+            void done.then(() => clearTimeout(t));
+          }
+          const d = await done;
+          live.delete(pid);
+          results.push({ w, d, killed: killedRandom || killedPids.has(pid) || d.signal === 'SIGKILL', t0, t1: Date.now() });
         }
-        const d = await done;
-        live.delete(pid);
-        results.push({ w, d, killed: killedRandom || killedPids.has(pid) || d.signal === 'SIGKILL', t0, t1: Date.now() });
-      }
-    }),
-  );
+      }),
+    );
+  }
   watching = false;
   await watcher;
   const slowCode = await slowDone;
   // Informational: symbol writes started while the slow writer was stopped, and kept waiting until it resumed.
   const othersWaited = results.filter((r) => r.w.kind === 'symbols' && r.d.code === 0 && r.t0 < resumedAt && r.t1 >= resumedAt).length;
 
-  // Hostile input while the tree is busy is covered by the suite; here, once more on the result.
-  const hostile = hostileInputs(planning);
+  const hostile = await hostileRun;
 
   // The dust settles: one more ordinary write on every file (what a user does next), then init,
   // which sweeps what no later write touched.
@@ -554,19 +559,22 @@ export async function runStorageChaos(opts: StorageChaosOptions = {}): Promise<S
   };
 }
 
-/** Hostile input against a tree: each must fail fast with a clear error and change nothing. */
-export function hostileInputs(planning: string): { name: string; code: number | null; ok: boolean }[] {
+/** Hostile input against a tree (run while writers work): each must fail fast with a clear error and change nothing. */
+export async function hostileInputs(planning: string): Promise<{ name: string; code: number | null; ok: boolean }[]> {
   const out: { name: string; code: number | null; ok: boolean }[] = [];
-  const check = (name: string, d: Done, expect: RegExp) => out.push({ name, code: d.code, ok: d.code === 2 || d.code === 1 ? expect.test(d.stderr + d.stdout) : false });
-  check('--report /dev/zero', runBin('heimdall-gate', ['to-message', '--report', '/dev/zero', '--from', 'a', '--msg-id', 'z1'], planning), /character device, expected a regular file/);
+  const check = async (name: string, bin: string, args: string[], expect: RegExp, opts: { input?: string; env?: Record<string, string> } = {}) => {
+    const d = await startBin(bin, args, planning, opts).done;
+    out.push({ name, code: d.code, ok: d.code === 2 || d.code === 1 ? expect.test(d.stderr + d.stdout) : false });
+  };
   const fifo = path.join(path.dirname(planning), `report-${process.pid}.fifo`);
   if (!fs.existsSync(fifo)) execFileSync('mkfifo', [fifo]);
-  check('--report FIFO', runBin('heimdall-gate', ['to-message', '--report', fifo, '--from', 'a', '--msg-id', 'z2'], planning), /FIFO \(named pipe\), expected a regular file/);
-  check('oversized stdin', runBin('heimdall-ledger', ['log', '--role', 'big', '--kind', 'k', '--msg-id', 'big'], planning, { input: 'x'.repeat(300_000), env: { HEIMDALL_MAX_READ_BYTES: '100000' } }), /stdin is larger than the limit/);
   const deep = `{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
-  check('JSON 100,000 deep (wire emit)', runBin('heimdall', ['wire', 'emit'], planning, { input: deep }), /more than \d+ levels deep/);
-  check('JSON 100,000 deep (a2a dispatch)', runBin('heimdall', ['a2a', 'dispatch'], planning, { input: deep }), /more than \d+ levels deep/);
-  check('--tokens 1e23', runBin('heimdall-ledger', ['baseline', '--role', 'big', '--tokens', '100000000000000000000000'], planning), /whole number from/);
+  await check('--report /dev/zero', 'heimdall-gate', ['to-message', '--report', '/dev/zero', '--from', 'a', '--msg-id', 'z1'], /character device, expected a regular file/);
+  await check('--report FIFO', 'heimdall-gate', ['to-message', '--report', fifo, '--from', 'a', '--msg-id', 'z2'], /FIFO \(named pipe\), expected a regular file/);
+  await check('oversized stdin', 'heimdall-ledger', ['log', '--role', 'big', '--kind', 'k', '--msg-id', 'big'], /stdin is larger than the limit/, { input: 'x'.repeat(300_000), env: { HEIMDALL_MAX_READ_BYTES: '100000' } });
+  await check('JSON 100,000 deep (wire emit)', 'heimdall', ['wire', 'emit'], /more than \d+ levels deep/, { input: deep });
+  await check('JSON 100,000 deep (a2a dispatch)', 'heimdall', ['a2a', 'dispatch'], /more than \d+ levels deep/, { input: deep });
+  await check('--tokens 1e23', 'heimdall-ledger', ['baseline', '--role', 'big', '--tokens', '100000000000000000000000'], /whole number from/);
   return out;
 }
 
