@@ -29,7 +29,7 @@ import {
   withoutBlocking,
 } from './fsx.js';
 import { setStorageLimits, storageLimits, storageLimitsFromEnv } from './limits.js';
-import { heldLockCount, ownerLiveness, releaseOwned, takeOver } from './lock.js';
+import { heldLockCount, ownerLiveness, releaseOwned, selfIdentity, takeOver } from './lock.js';
 
 
 let dir: string;
@@ -369,15 +369,22 @@ describe('fsx: torn lines and audited commits', () => {
     const { pid } = deadOwnerLock(path.join(sub, 'symbols.json'));
     fs.writeFileSync(path.join(sub, `.symbols.json.${pid}-1.abcd1234.new.tmp`), 'x');
     fs.writeFileSync(path.join(dir, `.blackboard.json.${pid}-1.abcd1234.old.tmp`), 'x');
+    // A scratch file of a process that reuses a dead writer's pid is not mistaken for its own...
+    fs.writeFileSync(path.join(dir, `.reused.json.${process.pid}-1.abcd1234.new.tmp`), 'x');
     const live = path.join(dir, 'live.json');
+    // ...and a live writer's scratch file (this process's, with its real start time) is left alone.
+    const mine = path.join(dir, `.live.json.${selfIdentity().tag}.zzzz1111.new.tmp`);
     withLock(live, () => {
-      fs.writeFileSync(path.join(dir, `.live.json.${process.pid}-${'9'}.zzzz1111.new.tmp`), 'in progress');
+      fs.writeFileSync(mine, 'in progress');
       const r = sweepPlanning(dir);
       expect(r.locks).toBe(1);
+      // The dead lock's take-over already removed its owner's scratch in protocol/; the sweep removed the other two.
       expect(r.scratch).toBe(2);
       expect(fs.existsSync(`${live}.lock`)).toBe(true);
+      expect(fs.existsSync(mine)).toBe(true);
     });
     expect(leftovers(sub)).toEqual([]);
+    expect(fs.existsSync(path.join(dir, `.reused.json.${process.pid}-1.abcd1234.new.tmp`))).toBe(false);
   });
 });
 

@@ -125,6 +125,8 @@ export function tagIsDead(tag: string): boolean {
   if (!m) return false;
   const pid = Number(m[1]);
   const start = m[2] === '0' ? undefined : m[2];
+  // This process's own scratch files are never another's leftovers (a tag without a start time cannot tell).
+  if (pid === process.pid && (start === undefined || start === selfIdentity().start)) return false;
   return ownerLiveness({ pid, start, token: '' }) === 'dead';
 }
 
