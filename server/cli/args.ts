@@ -58,8 +58,9 @@ export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
       i++;
     }
     if (kind === 'int') {
-      const n = /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
-      // 1e23 or a 30-digit number would be stored rounded: only integers JavaScript holds exactly.
+      if (!/^-?\d+$/.test(value)) throw usageError(spec.usage, `--${name} must be an integer, got ${JSON.stringify(value)}`);
+      const n = Number(value);
+      // A 24-digit number would be stored rounded: only integers JavaScript holds exactly.
       if (!Number.isSafeInteger(n)) {
         throw usageError(spec.usage, `--${name} must be a whole number from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(value)}`);
       }
