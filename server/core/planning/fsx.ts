@@ -7,12 +7,13 @@
  * - append-only files take one checked write per call under the same lock; a failed append is cut
  *   back off, and a torn last line (a writer killed mid-line) is repaired before the next append:
  *   terminated (protocol.log) or set aside into `<file>.torn` (JSON lines files, so they stay parseable);
- * - an audited write commits the state and its protocol.log line together: under the state lock it
- *   takes the log lock, writes a journal (`.<target>.audit`) naming the scratch file and the line,
- *   renames, appends the line and removes the journal. Whoever next takes the state lock finds the
- *   journal of a writer killed in between and finishes its work: the line is added if the state
- *   change happened, the scratch file removed if it did not. If the log line cannot be written, the
- *   state change is undone, so a command never fails with its state half-applied;
+ * - an audited write commits its state change(s) and its protocol.log line(s) as one (`commitAll`):
+ *   under the state lock it stages the new files, takes the log lock, writes a journal
+ *   (`.<target>.audit`) naming every change and the lines, applies the changes and appends the
+ *   lines, then removes the journal. A writer killed after writing its journal is finished by
+ *   whoever next takes the state lock (rolled forward: the changes applied, the lines added once);
+ *   if the lines cannot be written, the changes are undone, so a command never fails with its state
+ *   half-applied;
  * - a dead writer's scratch files are removed when its lock is taken over; `sweepPlanning` cleans
  *   a whole tree (run by `heimdall init`);
  * - every read is bounded: regular files only, at most HEIMDALL_MAX_READ_BYTES, JSON at most
