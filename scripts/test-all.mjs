@@ -1,6 +1,8 @@
-// The one test command (`npm test`, called by .ci/run): builds the CLI, runs every vitest suite
-// (unit, CLI end-to-end, integration against PostgreSQL and NATS) and the Playwright browser suite,
-// then prints one line `N passed, N failed` for all of them together.
+// The one test command (`npm test`, called by .ci/run): builds the CLI, then runs every suite, each
+// also runnable on its own: unit (`npm run test:unit`), CLI/MCP end to end (`npm run test:e2e`),
+// integration against PostgreSQL and NATS (`npm run test:int`), the chaos suite (`npm run chaos`)
+// and the Playwright browser suite (`npm run test:browser`). It ends with one line
+// `N passed, N failed` for all of them together.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -21,6 +23,7 @@ function run(cmd, args, extraEnv = {}) {
 let passed = 0;
 let failed = 0;
 const problems = [];
+const bySuite = [];
 
 const prep = [
   ['node', ['scripts/build-cli.mjs']],
@@ -33,21 +36,25 @@ for (const [cmd, args] of prep) {
   }
 }
 
-const vitestJson = path.join(out, 'vitest.json');
-const vStatus = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${vitestJson}`]);
-if (existsSync(vitestJson)) {
-  const r = JSON.parse(readFileSync(vitestJson, 'utf8'));
-  passed += r.numPassedTests;
-  failed += r.numFailedTests;
-  // A suite that failed to load (syntax error, missing import) has no tests but must count.
-  for (const s of r.testResults ?? []) if (s.status === 'failed' && (s.assertionResults ?? []).length === 0) {
+// The vitest projects of vitest.config.ts, in the order a failure is cheapest to find.
+for (const project of ['unit', 'e2e', 'int', 'chaos']) {
+  const report = path.join(out, `vitest-${project}.json`);
+  const status = run('npx', ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile=${report}`]);
+  if (existsSync(report)) {
+    const r = JSON.parse(readFileSync(report, 'utf8'));
+    passed += r.numPassedTests;
+    failed += r.numFailedTests;
+    bySuite.push(`${project}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+    // A suite that failed to load (syntax error, missing import) has no tests but must count.
+    for (const s of r.testResults ?? []) if (s.status === 'failed' && (s.assertionResults ?? []).length === 0) {
+      failed++;
+      problems.push(`${project}: suite failed to run: ${path.relative(root, s.name)}`);
+    }
+    if (r.numPendingTests || r.numTodoTests) problems.push(`${project}: ${r.numPendingTests + r.numTodoTests} vitest tests skipped or todo`);
+  } else if (status !== 0) {
     failed++;
-    problems.push(`suite failed to run: ${path.relative(root, s.name)}`);
+    problems.push(`${project}: vitest did not produce a report`);
   }
-  if (r.numPendingTests || r.numTodoTests) problems.push(`${r.numPendingTests + r.numTodoTests} vitest tests skipped or todo`);
-} else if (vStatus !== 0) {
-  failed++;
-  problems.push('vitest did not produce a report');
 }
 
 const hasSpecs = existsSync(path.join(root, 'e2e')) && readdirSync(path.join(root, 'e2e')).some((f) => f.endsWith('.spec.ts'));
@@ -56,8 +63,10 @@ if (hasSpecs) {
   const pStatus = run('npx', ['playwright', 'test'], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
   if (existsSync(pwJson)) {
     const r = JSON.parse(readFileSync(pwJson, 'utf8'));
-    passed += (r.stats?.expected ?? 0) + (r.stats?.flaky ?? 0);
+    const p = (r.stats?.expected ?? 0) + (r.stats?.flaky ?? 0);
+    passed += p;
     failed += r.stats?.unexpected ?? 0;
+    bySuite.push(`browser: ${p} passed, ${r.stats?.unexpected ?? 0} failed`);
     if (r.stats?.skipped) problems.push(`${r.stats.skipped} playwright tests skipped`);
     for (const e of r.errors ?? []) {
       failed++;
@@ -69,6 +78,7 @@ if (hasSpecs) {
   }
 }
 
+for (const s of bySuite) console.log(`suite ${s}`);
 for (const p of problems) console.log(`note: ${p}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 && passed > 0 ? 0 : 1);

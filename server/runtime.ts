@@ -11,6 +11,7 @@
  * one per server process.
  */
 import { type Ctx, makeCtx } from './core/context.js';
+import { setStorageLimits, storageLimitsFromEnv } from './core/planning/limits.js';
 import { HeimdallError } from './core/errors.js';
 import { envNamesCaller } from './core/identity/env.js';
 import type { CallerIdentity, CallerInput } from './core/identity/session.js';
@@ -84,6 +85,7 @@ function lazy<T>(open: () => Promise<T>): { get(): Promise<T>; peek(): Promise<T
 export function createRuntime(opts: RuntimeOptions = {}): Runtime {
   const given = opts.ctx;
   const env = opts.env ?? given?.env ?? process.env;
+  applyStorageLimits(env);
   const tree: PlanningLocation = given
     ? { root: given.root, exists: true, source: 'env', cwd: opts.cwd ?? given.root }
     : locatePlanningTree(env, opts.cwd ?? process.cwd());
@@ -164,6 +166,14 @@ export function createRuntime(opts: RuntimeOptions = {}): Runtime {
 export function createServerRuntime(env: Record<string, string | undefined> = process.env): Runtime {
   const project = env.CLAUDE_PROJECT_DIR?.trim();
   return createRuntime({ env, cwd: project || process.cwd() });
+}
+
+/**
+ * The read, JSON-depth and lock-wait limits (HEIMDALL_MAX_READ_BYTES, HEIMDALL_MAX_JSON_DEPTH,
+ * HEIMDALL_LOCK_TIMEOUT_MS) are process-wide; the CLI applies them before it reads stdin.
+ */
+export function applyStorageLimits(env: Record<string, string | undefined> = process.env): void {
+  setStorageLimits(storageLimitsFromEnv(env));
 }
 
 /**

@@ -59,7 +59,12 @@ export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
     }
     if (kind === 'int') {
       if (!/^-?\d+$/.test(value)) throw usageError(spec.usage, `--${name} must be an integer, got ${JSON.stringify(value)}`);
-      flags[name] = Number.parseInt(value, 10);
+      const n = Number(value);
+      // A 24-digit number would be stored rounded: only integers JavaScript holds exactly.
+      if (!Number.isSafeInteger(n)) {
+        throw usageError(spec.usage, `--${name} must be a whole number from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(value)}`);
+      }
+      flags[name] = n;
     } else flags[name] = value;
   }
   const [min, max] = spec.positionals ?? [0, 0];

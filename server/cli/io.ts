@@ -1,16 +1,57 @@
 /**
  * The CLI's I/O port, so commands run the same in a process and in tests.
+ *
+ * stdin is bounded like every read (HEIMDALL_MAX_READ_BYTES): piping /dev/zero or an endless stream
+ * into a command ends with an error naming the limit, never with a process that grows until it dies.
  */
-import readline from 'node:readline';
+import { HeimdallError } from '../core/errors.js';
+import { storageLimits, tooLarge } from '../core/planning/limits.js';
 
 export interface Io {
   out(text: string): void;
   err(text: string): void;
-  /** The whole of stdin as text. */
+  /** The whole of stdin as text (at most HEIMDALL_MAX_READ_BYTES). */
   readStdin(): Promise<string>;
-  /** stdin one line at a time. */
+  /** stdin one line at a time (each line at most HEIMDALL_MAX_READ_BYTES). */
   stdinLines(): AsyncIterable<string>;
   stdinIsTTY: boolean;
+}
+
+/** Read a byte stream whole, refusing it once it passes `limit` bytes. */
+export async function readBounded(stream: AsyncIterable<Buffer | string> | Iterable<Buffer | string>, what = 'stdin', limit = storageLimits().maxReadBytes): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const c of stream) {
+    const b = typeof c === 'string' ? Buffer.from(c) : c;
+    total += b.length;
+    if (total > limit) throw tooLarge(what, limit);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
+}
+
+/** Split a byte stream into lines (without "\n" or "\r\n"), refusing a line longer than `limit` bytes. */
+export async function* boundedLines(stream: AsyncIterable<Buffer | string> | Iterable<Buffer | string>, what = 'a line on stdin', limit = storageLimits().maxReadBytes): AsyncGenerator<string> {
+  let pending: Buffer[] = [];
+  let size = 0;
+  const take = (b: Buffer) => {
+    const all = pending.length ? Buffer.concat([...pending, b]) : b;
+    pending = [];
+    size = 0;
+    return all.toString('utf8').replace(/\r$/, '');
+  };
+  for await (const c of stream) {
+    let b = typeof c === 'string' ? Buffer.from(c) : c;
+    for (let nl = b.indexOf(0x0a); nl !== -1; nl = b.indexOf(0x0a)) {
+      if (size + nl > limit) throw tooLarge(what, limit);
+      yield take(b.subarray(0, nl));
+      b = b.subarray(nl + 1);
+    }
+    size += b.length;
+    if (size > limit) throw tooLarge(what, limit);
+    if (b.length) pending.push(b);
+  }
+  if (size > 0) yield take(Buffer.alloc(0));
 }
 
 export function processIo(): Io {
@@ -18,11 +59,15 @@ export function processIo(): Io {
     out: (t) => process.stdout.write(`${t}\n`),
     err: (t) => process.stderr.write(`${t}\n`),
     readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const c of process.stdin) chunks.push(c as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+      try {
+        return await readBounded(process.stdin);
+      } catch (e) {
+        // Stop reading what is left (an endless pipe): the command fails now.
+        process.stdin.destroy();
+        throw e instanceof HeimdallError ? e : new HeimdallError('environment', `cannot read stdin: ${(e as Error).message}`);
+      }
     },
-    stdinLines: () => readline.createInterface({ input: process.stdin, crlfDelay: Infinity }),
+    stdinLines: () => boundedLines(process.stdin),
     stdinIsTTY: Boolean(process.stdin.isTTY),
   };
 }
@@ -36,12 +81,8 @@ export function memoryIo(stdin = ''): Io & { stdout: string[]; stderr: string[] 
     stderr,
     out: (t) => stdout.push(t),
     err: (t) => stderr.push(t),
-    readStdin: async () => stdin,
-    stdinLines: async function* () {
-      const lines = stdin.split('\n');
-      if (lines[lines.length - 1] === '') lines.pop();
-      for (const l of lines) yield l;
-    },
+    readStdin: async () => readBounded([Buffer.from(stdin)]),
+    stdinLines: () => boundedLines([Buffer.from(stdin)]),
     stdinIsTTY: false,
   };
 }

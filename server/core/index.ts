@@ -17,6 +17,10 @@ export { planningPaths, locatePlanningTree, noTreeMessage, type PlanningPaths, t
 export { PROTOCOL_VERSION, checkStateVersion } from './planning/version.js';
 export { initPlanning, planningHoldsState, type InitResult } from './planning/init.js';
 export { withLock, atomicWrite, appendLine, readLines, readJsonFile } from './planning/fsx.js';
+/** Servers run core calls through withoutBlocking, so a busy lock never blocks their event loop; sweepPlanning cleans up after crashed writers. */
+export { withoutBlocking, findLockBusy, sweepPlanning, type SweepResult } from './planning/fsx.js';
+/** The read, JSON-depth and lock-wait limits (HEIMDALL_MAX_READ_BYTES, HEIMDALL_MAX_JSON_DEPTH, HEIMDALL_LOCK_TIMEOUT_MS). */
+export { storageLimits, setStorageLimits, storageLimitsFromEnv, DEFAULT_LIMITS, LIMIT_ENV, type StorageLimits } from './planning/limits.js';
 export { checkName, checkValue, NAME_PATTERN } from './planning/ids.js';
 export { escapeField, unescapeField } from './planning/escape.js';
 

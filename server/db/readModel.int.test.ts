@@ -17,6 +17,7 @@ import { scenario } from '../stream/testing/scenario.js';
 import { NATS_URL, type PgSchema, requireJetStream, requirePostgres, uniquePrefix } from '../stream/testing/services.js';
 import { ROOT, start } from '../stream/testing/spawn.js';
 import { PrismaReadModelStore, dumpReadModel } from './readModel.js';
+import { until } from '../testing/fixtures.js';
 
 let dir: string;
 let ctx: Ctx;
@@ -111,14 +112,14 @@ describe('JetStream log -> PostgreSQL read model', () => {
     for (let round = 0; round < 2; round++) {
       const run = start(path.join(ROOT, 'server/stream/testing/cli-entry.ts'), ['wire', 'listen', '--once'], env);
       const before = counts[counts.length - 1] ?? 0;
-      for (let i = 0; i < 800 && (await count()) < before + 200; i++) await new Promise((r) => setTimeout(r, 25));
+      // Wait for progress (or the end), then kill at once; see readModel.test.ts for why no upper bound is asserted.
+      await until(async () => (await count()) >= Math.min(before + 200, 2000), 25);
       run.child.kill('SIGKILL');
       expect((await run.done).signal).toBe('SIGKILL');
       counts.push(await count());
     }
-    expect(counts[0]).toBeGreaterThan(0);
-    expect(counts[1]).toBeGreaterThan(counts[0] as number);
-    expect(counts[1]).toBeLessThan(2000);
+    expect(counts[0]).toBeGreaterThanOrEqual(200);
+    expect(counts[1]).toBeGreaterThanOrEqual(counts[0] as number);
     const finish = await start(path.join(ROOT, 'server/stream/testing/cli-entry.ts'), ['wire', 'listen', '--once'], env).done;
     expect(finish.code, finish.stderr).toBe(0);
     const killed = await dumpReadModel(store.db);

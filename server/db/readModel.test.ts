@@ -17,6 +17,7 @@ import { scenario } from '../stream/testing/scenario.js';
 import { ROOT, start } from '../stream/testing/spawn.js';
 import { openReadModelDb } from './prisma.js';
 import { PrismaReadModelStore, dumpReadModel } from './readModel.js';
+import { until } from '../testing/fixtures.js';
 
 let dir: string;
 let ctx: Ctx;
@@ -128,12 +129,13 @@ describe('listener and replay', () => {
     const rounds: number[] = [];
     const running = new WireListener(ctx, log, s).run(ac.signal, { pollMs: 200, onRound: (r) => rounds.push(r.processed) });
     const wires = scenario(600);
-    for (let i = 0; i < wires.length; i += 50) {
-      await log.appendBatch(i < 300 ? 'main' : 'roles.developer', wires.slice(i, i + 50));
-      await new Promise((r) => setTimeout(r, 15));
-    }
     const total = async () => (await s.offsets()).reduce((n, o) => n + o.last_sequence_number, 0);
-    for (let i = 0; i < 400 && (await total()) < 600; i++) await new Promise((r) => setTimeout(r, 25));
+    // Forced, not hoped for: the rest is appended only once the first batch was reduced, so the
+    // listener needs more than one round whatever the machine's speed.
+    await log.appendBatch('main', wires.slice(0, 50));
+    await until(async () => (await total()) >= 50);
+    for (let i = 50; i < wires.length; i += 50) await log.appendBatch(i < 300 ? 'main' : 'roles.developer', wires.slice(i, i + 50));
+    await until(async () => (await total()) >= 600);
     ac.abort();
     await running;
     expect(await total()).toBe(600);
@@ -192,19 +194,20 @@ describe('listener and replay', () => {
       const run = start(path.join(ROOT, 'server/stream/testing/cli-entry.ts'), ['wire', 'listen', '--once'], env);
       // Wait until this run has committed something beyond the last kill, then SIGKILL it.
       const before = counts[counts.length - 1] ?? 0;
-      let now = before;
-      for (let i = 0; i < 600 && now < before + 200; i++) {
-        await new Promise((r) => setTimeout(r, 25));
-        if (fs.existsSync(killedDb)) {
-          try {
-            const db = new Database(killedDb, { readonly: true, timeout: 5000 });
-            now = (db.prepare('SELECT count(*) AS n FROM wire_events').get() as { n: number }).n;
-            db.close();
-          } catch {
-            /* tables not created yet */
-          }
+      const committed = () => {
+        if (!fs.existsSync(killedDb)) return 0;
+        try {
+          const db = new Database(killedDb, { readonly: true, timeout: 5000 });
+          const n = (db.prepare('SELECT count(*) AS n FROM wire_events').get() as { n: number }).n;
+          db.close();
+          return n;
+        } catch {
+          return 0; // tables not created yet
         }
-      }
+      };
+      // Wait for progress (or the end: a fast machine may finish before the kill, which is still a
+      // valid crash point), then kill at once.
+      await until(() => committed() >= Math.min(before + 200, 3000), 25);
       run.child.kill('SIGKILL');
       const done = await run.done;
       expect(done.signal).toBe('SIGKILL');
@@ -212,10 +215,11 @@ describe('listener and replay', () => {
       counts.push((db.prepare('SELECT count(*) AS n FROM wire_events').get() as { n: number }).n);
       db.close();
     }
-    // It really died mid-stream, each time further on.
-    expect(counts[0]).toBeGreaterThan(0);
-    expect(counts[2]).toBeLessThan(3000);
-    expect(counts[1]).toBeGreaterThan(counts[0] as number);
+    // Each kill came after real progress; where exactly it landed depends on the machine, so only
+    // what holds at any crash point is asserted: progress is kept, and the restart converges.
+    expect(counts[0]).toBeGreaterThanOrEqual(200);
+    expect(counts[1]).toBeGreaterThanOrEqual(counts[0] as number);
+    expect(counts[2]).toBeGreaterThanOrEqual(counts[1] as number);
     const finish = await start(path.join(ROOT, 'server/stream/testing/cli-entry.ts'), ['wire', 'listen', '--once'], env).done;
     expect(finish.code, finish.stderr).toBe(0);
 

@@ -15,6 +15,7 @@ import { fixedClock, sequentialIds } from '../core/ports.js';
 import { createRuntime } from '../runtime.js';
 import { LEDGER_SERVER_INFO, createLedgerServer } from './server.js';
 import { LEDGER_TOOLS, defineTool } from './tools/index.js';
+import { until } from '../testing/fixtures.js';
 
 const T0 = Date.parse('2026-06-11T12:07:27Z');
 const dirs: string[] = [];
@@ -284,7 +285,9 @@ describe('raw JSON-RPC', () => {
     await ledger.connect(serverSide);
     await mine.start();
     for (const m of messages) await mine.send(m as JSONRPCMessage);
-    await new Promise((r) => setTimeout(r, 20));
+    // Wait for an answer to every request sent, however long that takes (no fixed sleep).
+    const ids = messages.filter((m) => 'id' in m && 'method' in m).map((m) => (m as { id: unknown }).id);
+    await until(() => ids.every((id) => got.some((g) => (g as { id?: unknown }).id === id)));
     await mine.close();
     return got as Array<{ id: number; result?: { protocolVersion?: string }; error?: { code: number } }>;
   }

@@ -34,6 +34,7 @@ import {
 import { HeimdallError } from '../core/errors.js';
 import type { CallerIdentity } from '../core/identity/session.js';
 import type { Runtime } from '../runtime.js';
+import { withoutBlocking } from '../core/planning/fsx.js';
 import { toolErrorResult } from './errors.js';
 import { ALL_TOOLS } from './tools/index.js';
 import type { ToolDef } from './tools/types.js';
@@ -184,7 +185,8 @@ export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
   // skipped it); a failure to resolve it is kept and reported on every call, where the agent reads it.
   let session: Promise<CallerIdentity> | undefined;
   const fix = (clientName: string | undefined): Promise<CallerIdentity> => {
-    const p = runtime.identify({ client: clientName, otherwise: { fresh: clientName ?? ANONYMOUS_CLIENT } });
+    // Registering the session's HAID writes haids.json: wait for its lock without blocking the loop.
+    const p = withoutBlocking(() => runtime.identify({ client: clientName, otherwise: { fresh: clientName ?? ANONYMOUS_CLIENT } }));
     p.catch(() => undefined); // reported at each call, not as an unhandled rejection
     session = p;
     return p;
@@ -196,7 +198,7 @@ export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
     if (explicit === undefined) return own();
     let id = others.get(explicit);
     if (!id) {
-      const p = runtime.identify({ explicit, explicitKind: 'client_identity', otherwise: { fresh: ANONYMOUS_CLIENT } });
+      const p = withoutBlocking(() => runtime.identify({ explicit, explicitKind: 'client_identity', otherwise: { fresh: ANONYMOUS_CLIENT } }));
       p.catch(() => others.delete(explicit));
       others.set(explicit, p);
       id = p;
@@ -234,7 +236,9 @@ export function createLedgerServer(opts: LedgerServerOptions): LedgerServer {
         throw new HeimdallError('invalid', `invalid arguments for ${name}: ${problems.join('; ')}. Expected ${entry.signature}`);
       }
       identity = await actingAs(explicit);
-      const out = await entry.tool.run(args, { ctx: runtime.actingAs(identity), haid: identity.haid, identity, runtime });
+      const acting = identity;
+      // Core writes wait for busy locks without blocking the event loop (core/planning/lock.ts).
+      const out = await withoutBlocking(() => entry.tool.run(args, { ctx: runtime.actingAs(acting), haid: acting.haid, identity: acting, runtime }));
       const structured = { haid: identity.haid, ...out };
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (e) {

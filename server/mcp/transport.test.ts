@@ -60,6 +60,30 @@ describe('FrameReader', () => {
     expect(out[3]).toEqual({ kind: 'message', text: '{"b":2}' });
   });
 
+  it('refuses an absurd Content-Length and resynchronises at the next message, line or frame', () => {
+    const r = new FrameReader(64);
+    const ping = msg({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const out = r.push(Buffer.from(`Content-Length: 100000000000000000000\r\n\r\n${ping}\n`));
+    expect(out).toEqual([
+      { kind: 'error', message: 'Content-Length 100000000000000000000 exceeds the limit of 64 bytes; the message was skipped' },
+      { kind: 'message', text: ping },
+    ]);
+    // Junk after the refused header, then a framed message split across chunks: found again.
+    const r2 = new FrameReader(64);
+    const bytes = Buffer.from(`Content-Length: 99999999999\r\n\r\njunk that is not json\nmore junk\n${framed(ping)}`);
+    const got = [];
+    for (let i = 0; i < bytes.length; i += 5) got.push(...r2.push(bytes.subarray(i, i + 5)));
+    expect(got.map((f) => f.kind)).toEqual(['error', 'message']);
+    expect(got[1]).toEqual({ kind: 'message', text: ping });
+  });
+
+  it('an honest oversized body is skipped whole, even when it spans lines', () => {
+    const r = new FrameReader(16);
+    const body = JSON.stringify({ items: ['a'.repeat(20), 'b'.repeat(20)] }, null, 2);
+    const out = r.push(Buffer.from(`${framed(body)}{"c":3}\n`));
+    expect(out).toEqual([expect.objectContaining({ kind: 'error' }), { kind: 'message', text: '{"c":3}' }]);
+  });
+
   it('reports a frame cut short by the end of input', () => {
     const r = new FrameReader();
     expect(r.push(Buffer.from('Content-Length: 50\r\n\r\n{"a":'))).toEqual([]);
@@ -132,6 +156,38 @@ describe('LineStdioTransport', () => {
     expect(w.isClosed()).toBe(false);
     await w.t.send({ jsonrpc: '2.0', id: 'a', result: {} });
     expect(w.isClosed()).toBe(true);
+  });
+
+  it('refuses a message nested deeper than the JSON depth limit with -32700 and keeps serving', async () => {
+    const w = wire();
+    await w.t.start();
+    w.input.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
+    await tick();
+    expect(JSON.parse(w.lines[0] as string).error).toMatchObject({ code: -32700, message: expect.stringMatching(/nests arrays and objects more than 256 levels deep.*HEIMDALL_MAX_JSON_DEPTH/) });
+    expect(w.received).toEqual([{ jsonrpc: '2.0', id: 2, method: 'ping' }]);
+  });
+
+  it('hands requests to the server one at a time, in the order they were sent', async () => {
+    const w = wire();
+    await w.t.start();
+    w.input.write('{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n{"jsonrpc":"2.0","method":"notifications/progress"}\n{"jsonrpc":"2.0","id":2,"method":"tools/call"}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await tick();
+    // Request 2 waits until 1 is answered, however long 1 takes; the notification passes at once.
+    expect(w.received.map((m) => (m as { id?: number; method: string }).id ?? (m as { method: string }).method)).toEqual([1, 'notifications/progress']);
+    await w.t.send({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(w.received.map((m) => (m as { id?: number }).id)).toEqual([1, undefined, 2]);
+    await w.t.send({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(w.received.map((m) => (m as { id?: number }).id)).toEqual([1, undefined, 2, 3]);
+    expect(w.lines.map((l) => JSON.parse(l).id)).toEqual([1, 2]);
+  });
+
+  it('a cancelled request that is still waiting its turn is dropped, and the next one goes on', async () => {
+    const w = wire();
+    await w.t.start();
+    w.input.write('{"jsonrpc":"2.0","id":1,"method":"tools/call"}\n{"jsonrpc":"2.0","id":2,"method":"tools/call"}\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}\n');
+    await tick();
+    await w.t.send({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(w.received.filter((m) => (m as { id?: number }).id !== undefined).map((m) => (m as { id: number }).id)).toEqual([1, 3]);
   });
 
   it('a cancelled request is not waited for', async () => {

@@ -9,11 +9,20 @@
  * - answers malformed JSON with -32700 and a non-JSON-RPC value with -32600, and keeps serving; such
  *   an error is written after the answers to the requests read before it, so output follows input;
  * - writes every outgoing message as one line, keys in the conventional order (jsonrpc, id, ...);
- * - when stdin ends, waits until every request already read has been answered, then closes.
+ * - when stdin ends, waits until every request already read has been answered, then closes;
+ * - refuses a frame whose Content-Length is over the limit and resynchronises: it skips the announced
+ *   bytes, but stops skipping at the next line that starts a message (`Content-Length:` or
+ *   `{"jsonrpc"`), which a JSON body cannot contain, so an absurd length (1e20) cannot swallow the
+ *   stream;
+ * - hands requests to the server one at a time, each after the previous one was answered, so requests
+ *   sent back to back are applied and answered in the order they were sent. Notifications (a cancel)
+ *   and the client's responses to the server's own requests pass at once.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { isHeimdallError } from '../core/errors.js';
+import { checkJsonDepth } from '../core/planning/fsx.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const MAX_HEADER_BYTES = 8 * 1024;
@@ -31,8 +40,10 @@ function isSpace(b: number): boolean {
  */
 export class FrameReader {
   private buf: Buffer = Buffer.alloc(0);
-  /** Bytes of an oversized Content-Length body still to discard. */
+  /** Bytes of an oversized Content-Length body still to discard (unless a new message starts first). */
   private skip = 0;
+  /** The byte before the buffer (while skipping) ended a line. */
+  private skipAtLineStart = false;
   /** Discarding an oversized line up to its newline. */
   private discardingLine = false;
 
@@ -53,9 +64,17 @@ export class FrameReader {
     for (;;) {
       if (this.skip > 0) {
         const n = Math.min(this.skip, this.buf.length);
-        this.buf = this.buf.subarray(n);
-        this.skip -= n;
-        if (this.skip > 0) break;
+        const at = resyncPoint(this.buf, n, this.skipAtLineStart);
+        if (at === 'wait') break;
+        if (at !== -1) {
+          this.buf = this.buf.subarray(at);
+          this.skip = 0;
+        } else {
+          this.skipAtLineStart = n > 0 && this.buf[n - 1] === 0x0a;
+          this.buf = this.buf.subarray(n);
+          this.skip -= n;
+          if (this.skip > 0) break;
+        }
       }
       if (this.discardingLine) {
         const nl = this.buf.indexOf(0x0a);
@@ -135,10 +154,11 @@ export class FrameReader {
       return { kind: 'error', message: `a framed message needs a numeric Content-Length header (got ${cl ? JSON.stringify(cl[1]) : 'none'})` };
     }
     const length = Number(cl[1]);
-    if (length > this.maxBytes) {
+    if (!Number.isSafeInteger(length) || length > this.maxBytes) {
       this.buf = this.buf.subarray(bodyStart);
-      this.skip = length;
-      return { kind: 'error', message: `Content-Length ${length} exceeds the limit of ${this.maxBytes} bytes; the message was skipped` };
+      this.skip = Number.isSafeInteger(length) ? length : Number.MAX_SAFE_INTEGER;
+      this.skipAtLineStart = true;
+      return { kind: 'error', message: `Content-Length ${cl[1]} exceeds the limit of ${this.maxBytes} bytes; the message was skipped` };
     }
     if (this.buf.length < bodyStart + length) {
       if (ended) {
@@ -152,6 +172,40 @@ export class FrameReader {
     this.buf = this.buf.subarray(bodyStart + length);
     return { kind: 'message', text };
   }
+}
+
+const CONTENT_LENGTH = Buffer.from('content-length:');
+const JSONRPC_START = Buffer.from('{"jsonrpc"');
+
+/** Does `buf` at `i` start (or, at its end, possibly start) `prefix`, ignoring ASCII case? */
+function startsWith(buf: Buffer, i: number, prefix: Buffer, ignoreCase: boolean): 'yes' | 'no' | 'maybe' {
+  for (let k = 0; k < prefix.length; k++) {
+    if (i + k >= buf.length) return 'maybe';
+    let b = buf[i + k] as number;
+    if (ignoreCase && b >= 0x41 && b <= 0x5a) b += 0x20;
+    if (b !== prefix[k]) return 'no';
+  }
+  return 'yes';
+}
+
+/**
+ * Where, within the first `n` bytes of a skipped body, a new message starts at the beginning of a
+ * line: -1 for nowhere, 'wait' when the buffer ends inside what may be such a start.
+ */
+function resyncPoint(buf: Buffer, n: number, atLineStart: boolean): number | 'wait' {
+  let i = atLineStart ? 0 : buf.indexOf(0x0a) + 1;
+  while (i > 0 || (i === 0 && atLineStart)) {
+    if (i >= n) return -1;
+    const a = startsWith(buf, i, CONTENT_LENGTH, true);
+    const b = startsWith(buf, i, JSONRPC_START, false);
+    if (a === 'yes' || b === 'yes') return i;
+    if ((a === 'maybe' || b === 'maybe') && i + Math.max(CONTENT_LENGTH.length, JSONRPC_START.length) > buf.length) return 'wait';
+    const nl = buf.indexOf(0x0a, i);
+    if (nl === -1 || nl + 1 >= n) return -1;
+    i = nl + 1;
+    atLineStart = true;
+  }
+  return -1;
 }
 
 const KEY_ORDER = ['jsonrpc', 'id', 'method', 'params', 'result', 'error'];
@@ -193,6 +247,9 @@ export class LineStdioTransport implements Transport {
   private inputEnded = false;
   private closed = false;
   private readonly log: (m: string) => void;
+  /** The request the server is handling now; the next one waits until it is answered. */
+  private inflight: string | undefined;
+  private readonly queue: JSONRPCMessage[] = [];
 
   constructor(
     private readonly input: Readable,
@@ -239,9 +296,11 @@ export class LineStdioTransport implements Transport {
       }
       let value: unknown;
       try {
+        // Depth first: schema checks walk the message recursively.
+        checkJsonDepth(f.text, 'the message');
         value = JSON.parse(f.text);
       } catch (e) {
-        this.reply(null, -32700, `Parse error: ${(e as Error).message}. Expected one JSON-RPC 2.0 message per line, or "Content-Length: N" framing.`);
+        this.reply(null, -32700, `Parse error: ${(e as Error).message}${isHeimdallError(e) ? '' : '. Expected one JSON-RPC 2.0 message per line, or "Content-Length: N" framing.'}`);
         continue;
       }
       if (Array.isArray(value)) {
@@ -258,14 +317,39 @@ export class LineStdioTransport implements Transport {
         continue;
       }
       const msg = parsed.data as JSONRPCMessage & { method?: string; id?: Id; params?: { requestId?: Id } };
-      if (msg.method !== undefined && msg.id !== undefined) this.pending.add(String(msg.id));
-      // A cancelled request may never be answered; stop waiting for it.
-      if (msg.method === 'notifications/cancelled' && msg.params?.requestId !== undefined) this.settle(String(msg.params.requestId));
-      try {
-        this.onmessage?.(msg);
-      } catch (e) {
-        this.onerror?.(e as Error);
+      const isRequest = msg.method !== undefined && msg.id !== undefined;
+      if (isRequest) this.pending.add(String(msg.id));
+      // A cancelled request may never be answered; stop waiting for it (and drop it if it waits its turn).
+      if (msg.method === 'notifications/cancelled' && msg.params?.requestId !== undefined) {
+        const id = String(msg.params.requestId);
+        const queued = this.queue.findIndex((q) => String((q as { id?: Id }).id) === id);
+        if (queued !== -1) this.queue.splice(queued, 1);
+        if (this.inflight === id) this.inflight = undefined;
+        this.settle(id);
       }
+      if (isRequest && (this.inflight !== undefined || this.queue.length > 0)) this.queue.push(msg);
+      else {
+        if (isRequest) this.inflight = String(msg.id);
+        this.deliver(msg);
+      }
+    }
+    this.pump();
+  }
+
+  private deliver(msg: JSONRPCMessage): void {
+    try {
+      this.onmessage?.(msg);
+    } catch (e) {
+      this.onerror?.(e as Error);
+    }
+  }
+
+  /** Hand the next waiting request to the server once the previous one was answered. */
+  private pump(): void {
+    while (this.inflight === undefined && this.queue.length > 0 && !this.closed) {
+      const next = this.queue.shift() as JSONRPCMessage & { id: Id };
+      this.inflight = String(next.id);
+      this.deliver(next);
     }
   }
 
@@ -299,7 +383,11 @@ export class LineStdioTransport implements Transport {
     const m = message as { id?: Id; method?: string };
     const written = this.write(message);
     // Settle at once, so a waiting error line follows this answer directly.
-    if (m.method === undefined && m.id !== undefined) this.settle(String(m.id));
+    if (m.method === undefined && m.id !== undefined) {
+      if (this.inflight === String(m.id)) this.inflight = undefined;
+      this.settle(String(m.id));
+      this.pump();
+    }
     await written;
   }
 

@@ -5,7 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WireDraft } from '../core/wire/types.js';
 import { Projector } from '../core/wire/projector.js';
 import { FileWireLog } from './fileLog.js';
-import { runWorkers } from './testing/spawn.js';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { ROOT, WORKER, runWorkers } from './testing/spawn.js';
+import { until } from '../testing/fixtures.js';
 
 let dir: string;
 beforeEach(() => {
@@ -84,7 +87,7 @@ describe('file log: append and read', () => {
       for (const x of r.records) seen.push(x.sequence_number);
     });
     await new FileWireLog(dir).appendBatch('main', [draft('agent:a', 2), draft('agent:a', 3)]);
-    for (let i = 0; i < 100 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    await until(() => seen.length >= 3);
     await sub.stop();
     expect(seen).toEqual([1, 2, 3]);
   });
@@ -135,21 +138,40 @@ describe('file log: damage is reported, never spread', () => {
 
 describe('file log: many writer processes', () => {
   it('4 processes appending 1,000 events share one gap-free sequence and gap-free stream_seqs', async () => {
-    const startAt = Date.now() + 1500;
     const env = { HEIMDALL_PLANNING_DIR: dir, HEIMDALL_STREAM_URL: '' };
-    const out = await runWorkers(
-      [1, 5, 25, 1].map((batch, i) => ({ mode: 'load', env, topic: 'main', startAt, agent: `p${i}`, count: 250, batch, streams: 3, raw: true })),
-    );
-    expect(out).toHaveLength(4);
+    // The interleaving is forced, not hoped for: the workers append in 10 rounds, all four released
+    // together for each round (so they race within it) and none starts round k+1 before every
+    // worker finished round k.
+    const rounds = 10;
+    const workers = [1, 5, 25, 1].map((batch, i) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify({ mode: 'steps', env, topic: 'main', agent: `p${i}`, count: 250, rounds, batch, streams: 3, raw: true })], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      return { child, lines, exited };
+    });
+    for (let r = 0; r < rounds; r++) {
+      for (const w of workers) w.child.stdin?.write('go\n');
+      for (const w of workers) expect((await w.lines.next()).value).toBe('ok');
+    }
+    for (const w of workers) w.child.stdin?.end();
+    expect(await Promise.all(workers.map((w) => w.exited))).toEqual([0, 0, 0, 0]);
     const recs = lines(path.join(dir, 'wire', 'main.jsonl')).map((l) => JSON.parse(l));
     expect(recs.map((r) => r.seq)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
     const byStream = new Map<string, number[]>();
     for (const r of recs) byStream.set(r.wire.stream_id, [...(byStream.get(r.wire.stream_id) ?? []), r.wire.stream_seq]);
     expect(byStream.size).toBe(12);
     for (const seqs of byStream.values()) expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
-    // The processes really interleaved: no process wrote all its events in one run.
-    const runs = recs.reduce((n, r, i) => n + (i > 0 && recs[i - 1].wire.wire_id.split('-')[0] !== r.wire.wire_id.split('-')[0] ? 1 : 0), 0);
-    expect(runs).toBeGreaterThan(3);
+    // Round by round: the first 100 records are exactly the four workers' first rounds.
+    const writer = (r: { wire: { wire_id: string } }) => r.wire.wire_id.split('-')[0];
+    for (let r = 0; r < rounds; r++) {
+      const slice = recs.slice(r * 100, (r + 1) * 100);
+      expect(new Set(slice.map(writer))).toEqual(new Set(['p0', 'p1', 'p2', 'p3']));
+      expect(slice.every((x) => Math.floor(Number(x.wire.wire_id.split('-')[1]) / 25) === r)).toBe(true);
+    }
   });
 
   it('15 processes race to claim one task: the lowest sequence number wins, 14 are recorded lost', async () => {

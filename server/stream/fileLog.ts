@@ -13,7 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HeimdallError } from '../core/errors.js';
-import { withLock } from '../core/planning/fsx.js';
+import { outsideScope, withLock, writeAll } from '../core/planning/fsx.js';
+import { writeError } from '../core/planning/ioerror.js';
 import { type Appended, type LogProblem, type ReadResult, type Subscription, TOPIC_PATTERN, type WireLog, checkTopic } from '../core/wire/log.js';
 import type { LogRecord, Wire, WireDraft } from '../core/wire/types.js';
 
@@ -120,7 +121,8 @@ export class FileWireLog implements WireLog {
     const q = this.queues.get(topic) ?? [];
     this.queues.delete(topic);
     try {
-      const out = this.appendSync(topic, q.map((p) => p.wire));
+      // A batch serves several callers: it must neither abort nor re-run any one caller's request.
+      const out = outsideScope(() => this.appendSync(topic, q.map((p) => p.wire)));
       q.forEach((p, i) => p.resolve(out[i] as Appended));
     } catch (e) {
       for (const p of q) p.reject(e);
@@ -139,6 +141,7 @@ export class FileWireLog implements WireLog {
     return withLock(file, () => {
       const fd = fs.openSync(file, 'a+');
       try {
+        if (!fs.fstatSync(fd).isFile()) throw new HeimdallError('environment', `cannot append to the wire log ${file}: it is not a regular file`);
         const c = this.syncCache(topic, file, fd);
         let seq = c.lastSeq;
         let tsMs = Math.max(this.now(), c.lastTsMs);
@@ -156,9 +159,18 @@ export class FileWireLog implements WireLog {
           out.push({ topic, sequence_number: seq, consensus_timestamp: ts, wire });
         }
         const buf = Buffer.from(lines.join(''), 'utf8');
-        let written = 0;
-        while (written < buf.length) written += fs.writeSync(fd, buf, written, buf.length - written);
-        if (this.fsync) fs.fdatasyncSync(fd);
+        try {
+          writeAll(fd, buf, file, `${file} was left as it was (the partial batch was cut off)`);
+          if (this.fsync) fs.fdatasyncSync(fd);
+        } catch (e) {
+          // Disk full or a file size limit: nothing of this batch stays, and no caller is told it was kept.
+          try {
+            fs.ftruncateSync(fd, c.size);
+          } catch {
+            /* the error below is what the caller sees */
+          }
+          throw writeError(file, e, `${file} was left as it was (the partial batch was cut off)`);
+        }
         c.size += buf.length;
         c.lastSeq = seq;
         c.lastTsMs = tsMs;
@@ -203,7 +215,12 @@ export class FileWireLog implements WireLog {
         // A writer died mid-line: keep its bytes for inspection, then cut them off.
         const torn = Buffer.alloc(st.size - end);
         fs.readSync(fd, torn, 0, torn.length, end);
-        fs.appendFileSync(`${file}.torn`, Buffer.concat([torn, Buffer.from('\n')]));
+        const side = fs.openSync(`${file}.torn`, 'a');
+        try {
+          writeAll(side, Buffer.concat([torn, Buffer.from('\n')]), `${file}.torn`);
+        } finally {
+          fs.closeSync(side);
+        }
         fs.ftruncateSync(fd, end);
       }
       c.size = end;
@@ -275,13 +292,15 @@ export class FileWireLog implements WireLog {
     const file = this.fileOf(topic);
     let fd: number;
     try {
-      fd = fs.openSync(file, 'r');
+      // O_NONBLOCK: a FIFO in place of the log is refused below, never waited on.
+      fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [], next: fromSeq };
       throw new HeimdallError('environment', `cannot read the wire log ${file}: ${(e as Error).message}`);
     }
     try {
       const st = fs.fstatSync(fd);
+      if (!st.isFile()) throw new HeimdallError('environment', `cannot read the wire log ${file}: it is ${st.isDirectory() ? 'a directory' : 'not a regular file'}, expected a file`);
       const hint = this.readHints.get(topic);
       const start = hint && hint.seq === fromSeq && hint.ino === st.ino && hint.offset <= st.size ? hint.offset : fromSeq <= 1 ? 0 : this.seek(fd, st.size, fromSeq);
       const records: LogRecord[] = [];

@@ -10,6 +10,7 @@ import type { WireDraft } from '../core/wire/types.js';
 import { isoFromNs, nsFromIso, type JetStreamWireLog } from './jetstreamLog.js';
 import { NATS_URL, requireJetStream, uniquePrefix } from './testing/services.js';
 import { runWorkers } from './testing/spawn.js';
+import { until } from '../testing/fixtures.js';
 
 const prefix = uniquePrefix('JS');
 let log: JetStreamWireLog;
@@ -90,7 +91,7 @@ describe('JetStream log', () => {
       for (const x of r.records) seen.push(x.sequence_number);
     });
     await log.appendBatch('sub', [draft('agent:a', 2), draft('agent:a', 3)]);
-    for (let i = 0; i < 100 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 30));
+    await until(() => seen.length >= 3);
     await sub.stop();
     expect(seen).toEqual([1, 2, 3]);
   });

@@ -90,3 +90,11 @@ export function thrown(fn: () => unknown): HeimdallError {
   }
   throw new Error('expected a HeimdallError');
 }
+
+/**
+ * Wait until `done()` holds, checking every `pollMs`. No deadline of its own: a condition that never
+ * holds fails by the test's timeout, so no assertion depends on how fast a loaded machine is.
+ */
+export async function until(done: () => boolean | Promise<boolean>, pollMs = 10): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, pollMs));
+}

@@ -10,6 +10,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { type ErrorCode, isHeimdallError } from '../core/errors.js';
 import { spawnHaid } from '../core/identity/index.js';
 import { STUDIO_CLIENT } from './compose.js';
+import { findLockBusy, withoutBlocking } from '../core/planning/fsx.js';
 import type { TrpcContext } from './context.js';
 
 const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {
@@ -74,12 +75,20 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** Core writes wait for a busy file lock without blocking the server (core/planning/lock.ts). */
+const waitForLocks = t.middleware(({ next }) =>
+  withoutBlocking(async () => {
+    const result = await next();
+    if (!result.ok && findLockBusy(result.error)) throw result.error;
+    return result;
+  }),
+);
+
 /**
- * Studio acts as its own identity, the operator HAID `{root}/studio`: every write made through it is
- * attributed to that HAID in protocol.log (`ctx.actor`, the line's fifth field). Only mutations
- * resolve it, so a read never depends on the identity registry (nor creates the root HAID).
- * Composition root: this is the one place tRPC sets the caller; fold it into the runtime's caller
- * resolution when that lands.
+ * Studio acts as its own identity, the operator HAID `{root}/studio` (context.ts): every write made
+ * through it is attributed to that HAID in protocol.log (`ctx.actor`, the line's fifth field). Only
+ * mutations resolve it, and before the procedure runs, so the operator's first registration never
+ * happens inside another file's lock; a read never touches the identity registry.
  */
 const studioActor = t.middleware(({ ctx, type, next }) => {
   if (type !== 'mutation' || ctx.core.actor) return next();
@@ -87,5 +96,5 @@ const studioActor = t.middleware(({ ctx, type, next }) => {
 });
 
 export const router = t.router;
-export const procedure = t.procedure.use(mapErrors).use(studioActor);
+export const procedure = t.procedure.use(mapErrors).use(waitForLocks).use(studioActor);
 export const createCallerFactory = t.createCallerFactory;

@@ -1,4 +1,4 @@
-import { HeimdallError } from '../../core/errors.js';
+import { parseJsonText } from '../../core/planning/fsx.js';
 import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/handshake/handshake.js';
 import { isAddressLike } from '../../core/identity/agent.js';
 import { bool, parseArgs, str, usageError } from '../args.js';
@@ -20,11 +20,7 @@ async function stdinJson(io: Io, what: string): Promise<unknown> {
   if (io.stdinIsTTY) throw usageError(USAGE, `pipe the ${what} JSON on stdin`);
   const text = await io.readStdin();
   if (text.trim() === '') throw usageError(USAGE, `stdin is empty; expected a ${what} JSON object`);
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new HeimdallError('invalid', `stdin is not valid JSON (${(e as Error).message}); expected a ${what} object such as {"type": "${what}", "protocol_version": "2.0", ...}`);
-  }
+  return parseJsonText(text, 'stdin', { example: `a ${what} object such as {"type": "${what}", "protocol_version": "2.0", ...}` });
 }
 
 export const command: Command = {

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { checkJsonDepth, readRequiredText } from '../../core/planning/fsx.js';
 import path from 'node:path';
 import { cspToJson, JSON_TARGETS, type JsonTarget, jsonToCsp, type MappingNote } from '../../core/csp/convert.js';
 import { formatCsp, formatUnknown } from '../../core/csp/format.js';
@@ -33,11 +33,7 @@ async function readInput(io: Io, file: string | undefined): Promise<string> {
     if (io.stdinIsTTY) throw usageError(USAGE, 'no input: pass a FILE or pipe the text on stdin');
     return io.readStdin();
   }
-  try {
-    return fs.readFileSync(path.resolve(file), 'utf8');
-  } catch (e) {
-    throw new HeimdallError('environment', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-  }
+  return readRequiredText(path.resolve(file), file);
 }
 
 /** A negative answer: errors on stderr (or the JSON result on stdout), exit 1. */
@@ -49,8 +45,11 @@ function refuse(io: Io, prog: string, errors: CspError[], json: boolean, extra: 
 
 function parseJsonInput(text: string): { ok: true; value: unknown } | { ok: false; errors: CspError[] } {
   try {
+    // Depth first: formatting and conversion walk the value recursively.
+    checkJsonDepth(text, 'the JSON input');
     return { ok: true, value: JSON.parse(text) };
   } catch (e) {
+    if (e instanceof HeimdallError) return { ok: false, errors: [{ line: 0, expected: 'JSON input nested at most as deep as the limit', got: e.message, example: '{"kind":"body","body":{"intent":"TASK","id":"T001"}}' }] };
     return { ok: false, errors: [{ line: 0, expected: 'JSON input', got: `text that is not JSON (${(e as Error).message})`, example: '{"kind":"body","body":{"intent":"TASK","id":"T001"}}' }] };
   }
 }

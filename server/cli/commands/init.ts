@@ -23,6 +23,8 @@ export const command: Command = {
       if (above) io.out(`(the tree of ${path.dirname(tree.root)}, found above ${tree.cwd}; no second tree was made)`);
       for (const f of r.created) io.out(`created\t${f}`);
       for (const f of r.kept) io.out(`kept\t${f}`);
+      const { locks, journals, scratch } = r.recovered;
+      if (locks + journals + scratch > 0) io.out(`recovered\t${locks} lock(s) of dead writers, ${journals} unfinished write(s), ${scratch} scratch file(s)`);
     }
     return 0;
   },

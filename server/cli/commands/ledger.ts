@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { logTokens, setBaseline } from '../../core/ledger/ledger.js';
 import { ARMS, isArm } from '../../core/ledger/runs.js';
 import { type Savings, computeDelta, formatPct, report } from '../../core/ledger/savings.js';
+import { readTextFile } from '../../core/planning/fsx.js';
 import { HeimdallError } from '../../core/errors.js';
 import type { Io } from '../io.js';
 import { bool, int, parseArgs, requireStr, str, usageError } from '../args.js';
@@ -35,11 +36,8 @@ export const command: Command = {
         const file = str(p, 'text-file');
         if (tokens === undefined) {
           if (file !== undefined) {
-            try {
-              text = fs.readFileSync(file, 'utf8');
-            } catch (e) {
-              throw new HeimdallError('environment', `cannot read --text-file ${file}: ${(e as Error).message}`);
-            }
+            text = readTextFile(file, `--text-file ${file}`);
+            if (text === undefined) throw new HeimdallError('environment', `cannot read --text-file ${file}: no such file`);
           } else if (!io.stdinIsTTY) text = await io.readStdin();
           else throw usageError(USAGE, 'give --tokens N, --text-file PATH, or pipe the text to count on stdin');
         }

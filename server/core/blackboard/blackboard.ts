@@ -4,24 +4,31 @@
  */
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
+import { auditEntry } from '../log/protocolLog.js';
 import { checkName, checkValue } from '../planning/ids.js';
-import { isString, readVersionedMap, updateVersionedMap } from '../planning/state.js';
+import { hasKey, isString, readVersionedMap, updateVersionedMap } from '../planning/state.js';
 
 const KEY = 'facts';
 const EXPECTED = 'string values';
+const keyCheck = (k: string) => checkName('blackboard key', k);
 
 export function readFacts(ctx: Ctx): Record<string, string> {
-  return readVersionedMap(ctx.paths.blackboard, KEY, isString, EXPECTED);
+  return readVersionedMap(ctx.paths.blackboard, KEY, isString, EXPECTED, { keyCheck });
 }
 
 export function setFact(ctx: Ctx, key: string, value: string): void {
   checkName('blackboard key', key);
   checkValue('blackboard', value);
-  updateVersionedMap(ctx.paths.blackboard, KEY, isString, EXPECTED, (m) => {
-    m[key] = value;
-  });
-  logAction(ctx, 'blackboard', 'set', `${key}=${value}`);
+  updateVersionedMap(
+    ctx.paths.blackboard,
+    KEY,
+    isString,
+    EXPECTED,
+    (m) => {
+      m[key] = value;
+    },
+    { keyCheck, audit: () => auditEntry(ctx, 'blackboard', 'set', `${key}=${value}`) },
+  );
 }
 
 export function getFact(ctx: Ctx, key: string): string {
@@ -33,9 +40,15 @@ export function getFact(ctx: Ctx, key: string): string {
 
 export function deleteFact(ctx: Ctx, key: string): void {
   checkName('blackboard key', key);
-  updateVersionedMap(ctx.paths.blackboard, KEY, isString, EXPECTED, (m) => {
-    if (!(key in m)) throw new HeimdallError('not_found', `no blackboard fact ${key}`);
-    delete m[key];
-  });
-  logAction(ctx, 'blackboard', 'delete', key);
+  updateVersionedMap(
+    ctx.paths.blackboard,
+    KEY,
+    isString,
+    EXPECTED,
+    (m) => {
+      if (!hasKey(m, key)) throw new HeimdallError('not_found', `no blackboard fact ${key}`);
+      delete m[key];
+    },
+    { keyCheck, audit: () => auditEntry(ctx, 'blackboard', 'delete', key) },
+  );
 }

@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
-import { atomicWrite, withLock } from '../planning/fsx.js';
+import { auditEntry, logAction } from '../log/protocolLog.js';
+import { atomicWrite, readTextFile, withLock } from '../planning/fsx.js';
 import { checkName } from '../planning/ids.js';
 
 export const MAX_CAPSULE_LINES = 10;
@@ -107,13 +107,8 @@ export function parseCapsule(id: string, text: string, file = `${id}.md`): Capsu
 
 export function readCapsule(ctx: Ctx, id: string): Capsule {
   const file = capsulePath(ctx, id);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new HeimdallError('not_found', `no capsule ${id} (${file})`);
-    throw new HeimdallError('environment', `cannot read ${file}: ${(e as Error).message}`);
-  }
+  const text = readTextFile(file);
+  if (text === undefined) throw new HeimdallError('not_found', `no capsule ${id} (${file})`);
   return parseCapsule(id, text, file);
 }
 
@@ -177,9 +172,8 @@ export function writeCapsule(ctx: Ctx, id: string, input: CapsuleInput): Capsule
   withLock(file, () => {
     // Check the dependency graph as it would be with this capsule written.
     closure(ctx, [id], (x) => (x === id ? cap : readCapsule(ctx, x)));
-    atomicWrite(file, text);
+    atomicWrite(file, text, auditEntry(ctx, 'capsule', 'write', `${id}${cap.depends.length ? ` depends=${cap.depends.join(',')}` : ''}`));
   });
-  logAction(ctx, 'capsule', 'write', `${id}${cap.depends.length ? ` depends=${cap.depends.join(',')}` : ''}`);
   return cap;
 }
 

@@ -25,8 +25,9 @@
 import { createHash } from 'node:crypto';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
-import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { auditEntries, auditEntry, logAction } from '../log/protocolLog.js';
+import { type Audit, atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { dataMap, hasKey } from '../planning/state.js';
 import { checkValue } from '../planning/ids.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { isoSeconds } from '../ports.js';
@@ -146,7 +147,7 @@ export function readClaims(ctx: Ctx): Map<string, Claim> {
   if (!isObject(data)) bad(`expected an object {"version": "${PROTOCOL_VERSION}", "claims": {...}}`);
   const obj = data as Record<string, unknown>;
   checkStateVersion(file, obj.version);
-  const raw = obj.claims ?? {};
+  const raw = hasKey(obj, 'claims') ? obj.claims : {};
   if (!isObject(raw)) bad('"claims" must be an object keyed by claim id');
   for (const [key, c] of Object.entries(raw as Record<string, unknown>)) {
     const at = `"claims.${key}"`;
@@ -211,7 +212,7 @@ function finishedAt(c: Claim): string {
  * Write every claim back, keyed by id: active claims past their expiry become `expired`, and only
  * the newest MAX_FINISHED finished claims are kept. Returns how many were dropped.
  */
-function writeClaims(ctx: Ctx, claims: Map<string, Claim>, now: number): number {
+function writeClaims(ctx: Ctx, claims: Map<string, Claim>, now: number, audit?: (dropped: number) => Audit): number {
   for (const c of claims.values()) if (c.status === 'active' && Date.parse(c.expires_at) <= now) c.status = 'expired';
   const finished = [...claims.values()].filter((c) => c.status !== 'active').sort((a, b) => cmp(finishedAt(b), finishedAt(a)) || cmp(b.id, a.id));
   const drop = finished.slice(MAX_FINISHED);
@@ -221,7 +222,7 @@ function writeClaims(ctx: Ctx, claims: Map<string, Claim>, now: number): number 
     const { id: _omit, ...rest } = claims.get(k) as Claim;
     body[k] = rest;
   }
-  atomicWrite(claimsFile(ctx), `${JSON.stringify({ version: PROTOCOL_VERSION, claims: body }, null, 2)}\n`);
+  atomicWrite(claimsFile(ctx), `${JSON.stringify({ version: PROTOCOL_VERSION, claims: body }, null, 2)}\n`, audit?.(drop.length));
   return drop.length;
 }
 
@@ -364,22 +365,18 @@ export function makeClaim(ctx: Ctx, req: ClaimRequest): ClaimResult {
       claim = { id: newClaimId(ctx, claims), haid, surfaces, task, task_ref: weaveTaskRef(haid, task), created_at: isoSeconds(now), expires_at: isoSeconds(fresh), status: 'active' };
     }
     claims.set(claim.id, claim);
-    dropped = writeClaims(ctx, claims, now);
-    return { claim, extended: same !== undefined };
+    const extended = same !== undefined;
+    writeClaims(ctx, claims, now, (dropped) =>
+      auditEntry(ctx, 'claim', extended ? 'extend' : 'claim', `${haid} ${claim.id} ${claim.surfaces.join(',')} task=${claim.task_ref} until=${claim.expires_at}${dropped ? ` (dropped ${dropped} old finished claims)` : ''}`),
+    );
+    return { claim, extended };
   });
   if (!result) {
     const cs = refused as Collision[];
     logAction(ctx, 'claim', 'refuse', `${haid} ${surfaces.join(',')}: held by ${cs.map((c) => `${c.holder} (${c.id} ${c.task_ref})`).join(', ')}`);
     throw new HeimdallError('conflict', describeCollisions(haid, cs), { collisions: cs });
   }
-  const c = result.claim;
-  logAction(
-    ctx,
-    'claim',
-    result.extended ? 'extend' : 'claim',
-    `${haid} ${c.id} ${c.surfaces.join(',')} task=${c.task_ref} until=${c.expires_at}${dropped ? ` (dropped ${dropped} old finished claims)` : ''}`,
-  );
-  return { claim: view(c, 'active', root), extended: result.extended };
+  return { claim: view(result.claim, 'active', root), extended: result.extended };
 }
 
 export interface ReleaseRequest {
@@ -449,12 +446,14 @@ export function releaseClaim(ctx: Ctx, req: ReleaseRequest): { released: Release
       claims.set(c.id, r);
       out.push({ ...view(r, 'released', root), was });
     }
-    writeClaims(ctx, claims, now);
+    writeClaims(ctx, claims, now, () =>
+      auditEntries(
+        ctx,
+        out.map((r) => ['claim', 'release', `${r.haid} ${r.id} ${r.surfaces.join(',')}${by !== r.haid ? ` by=${by}` : ''} (${r.was})${reason ? ` reason=${JSON.stringify(reason)}` : ''}`]),
+      ),
+    );
     return out;
   });
-  for (const r of released) {
-    logAction(ctx, 'claim', 'release', `${r.haid} ${r.id} ${r.surfaces.join(',')}${by !== r.haid ? ` by=${by}` : ''} (${r.was})${reason ? ` reason=${JSON.stringify(reason)}` : ''}`);
-  }
   return { released };
 }
 

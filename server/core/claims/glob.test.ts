@@ -158,9 +158,9 @@ describe('cost', () => {
   it('stays polynomial on adversarial star patterns', () => {
     const a = `${'*a'.repeat(60)}/${'**/'.repeat(15)}x`;
     const b = `${'a*'.repeat(60)}b/${'**/'.repeat(15)}y`;
-    const t = performance.now();
+    // An exponential matcher would not return within the test's timeout; how fast it returns is a
+    // benchmark figure, not something a test on a loaded machine may assert.
     expect(globsOverlap(a, b)).toBe(false);
-    expect(performance.now() - t).toBeLessThan(500);
   });
 });
 

@@ -22,6 +22,8 @@ import { formatCsp } from './format.js';
 import { ID_RE, ID_RULE, LIST_ITEM_RE } from './lexer.js';
 import { parseCsp } from './parse.js';
 import type { CspBody, CspDocument, CspError, CspMessage, ErrorBody, Priority, QueryBody, ResultBody, ResultStatus, TaskBody } from './types.js';
+import { isHeimdallError } from '../errors.js';
+import { checkJsonDepth } from '../planning/fsx.js';
 
 export interface MappingNote {
   /** A CSP line keyword (CSP -> JSON) or a JSON pointer (JSON -> CSP). */
@@ -312,9 +314,10 @@ export function jsonToCsp(input: unknown, opts: FromJsonOptions = {}): FromJsonR
   let json: unknown = input;
   if (typeof input === 'string') {
     try {
+      checkJsonDepth(input, 'the JSON input');
       json = JSON.parse(input);
     } catch (e) {
-      return fail('a JSON object (one typed message)', `text that is not JSON: ${(e as Error).message}`, JSON_EXAMPLE.task_claim as string);
+      return fail('a JSON object (one typed message)', isHeimdallError(e) ? e.message : `text that is not JSON: ${(e as Error).message}`, JSON_EXAMPLE.task_claim as string);
     }
   }
   if (!isObj(json)) return fail('a JSON object (one typed message)', JSON.stringify(json)?.slice(0, 80) ?? String(json), JSON_EXAMPLE.task_claim as string);

@@ -15,8 +15,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
-import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { auditEntry, logAction } from '../log/protocolLog.js';
+import { type Audit, atomicWrite, readJsonFile, readTextFile, withLock } from '../planning/fsx.js';
+import { dataMap } from '../planning/state.js';
 import { NAME_PATTERN, NAME_RULE } from '../planning/ids.js';
 import { isoSeconds } from '../ports.js';
 import { formatCsp, sameData } from './format.js';
@@ -94,7 +95,7 @@ export function readIndex(ctx: Ctx): CspIndex | undefined {
 }
 
 function checkpointToJson(cp: Checkpoint): string {
-  const defs: Record<string, string> = {};
+  const defs = dataMap<string>();
   for (const d of cp.defs) defs[d.name] = d.value;
   return `${JSON.stringify({ id: cp.id, base: cp.base, patch: cp.patch, defs, laws: cp.laws }, null, 2)}\n`;
 }
@@ -150,14 +151,14 @@ export function initState(ctx: Ctx, context?: CspContext): InitResult {
     }
     const c0 = initialCheckpoint(context);
     atomicWrite(checkpointFile(p, 'C0'), checkpointToJson(c0));
-    writeIndex(p, { version: 1, head: 'C0', chain: [] });
-    logAction(ctx, 'csp', 'init', `C0 (${c0.defs.length} DEFs, ${c0.laws.length} LAWS)`);
+    // The index is the commit point: the action's protocol.log line is committed with it.
+    writeIndex(p, { version: 1, head: 'C0', chain: [] }, auditEntry(ctx, 'csp', 'init', `C0 (${c0.defs.length} DEFs, ${c0.laws.length} LAWS)`));
     return { ok: true, checkpoint: c0 };
   });
 }
 
-function writeIndex(p: CspPaths, index: CspIndex): void {
-  atomicWrite(p.index, `${JSON.stringify(index, null, 2)}\n`);
+function writeIndex(p: CspPaths, index: CspIndex, audit?: Audit): void {
+  atomicWrite(p.index, `${JSON.stringify(index, null, 2)}\n`, audit);
 }
 
 /** The patch's line numbers in its canonical text: a message has 6 header lines before PATCH. */
@@ -221,8 +222,11 @@ export function applyPatchText(ctx: Ctx, text: string): ApplyResult {
     const cp = outcome.checkpoint;
     atomicWrite(patchFile(p, patch.id), canonical);
     atomicWrite(checkpointFile(p, cp.id), checkpointToJson(cp));
-    writeIndex(p, { version: 1, head: cp.id, chain: [...index.chain, { patch: patch.id, base: patch.base, target: cp.id, ts: isoSeconds(ctx.clock.now()) }] });
-    logAction(ctx, 'csp', 'apply', `${patch.id} ${patch.base} -> ${cp.id} (${summaryText(outcome.summary)})`);
+    writeIndex(
+      p,
+      { version: 1, head: cp.id, chain: [...index.chain, { patch: patch.id, base: patch.base, target: cp.id, ts: isoSeconds(ctx.clock.now()) }] },
+      auditEntry(ctx, 'csp', 'apply', `${patch.id} ${patch.base} -> ${cp.id} (${summaryText(outcome.summary)})`),
+    );
     return { ok: true, applied: true, patch: patch.id, base: patch.base, target: cp.id, summary: outcome.summary, checkpoint: cp };
   });
 }
@@ -236,12 +240,7 @@ function summarize(patch: PatchBody): PatchSummary {
 }
 
 function readPatchText(p: CspPaths, id: string): string | undefined {
-  try {
-    return fs.readFileSync(patchFile(p, id), 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new HeimdallError('environment', `cannot read ${patchFile(p, id)}: ${(e as Error).message}`);
-  }
+  return readTextFile(patchFile(p, id));
 }
 
 function requireIndex(ctx: Ctx): CspIndex {

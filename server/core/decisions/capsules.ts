@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { listCapsuleIds, readCapsule } from '../capsules/capsules.js';
+import { readRequiredText } from '../planning/fsx.js';
 import { checkName } from '../planning/ids.js';
 
 export type CapsuleSource = 'completed' | 'protocol';
@@ -46,12 +47,7 @@ function completedIds(ctx: Ctx): string[] {
 
 function readCompleted(ctx: Ctx, id: string): LedgerCapsule {
   const file = path.join(completedDir(ctx), `${id}.md`);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new HeimdallError('environment', `cannot read ${file}: ${(e as Error).message}`);
-  }
+  const text = readRequiredText(file);
   return { id, source: 'completed', text: text.replace(/\r\n?/g, '\n') };
 }
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
+import { auditEntry } from '../log/protocolLog.js';
 import { atomicWrite, withLock } from '../planning/fsx.js';
 import { checkName } from '../planning/ids.js';
 import { isoSeconds } from '../ports.js';
@@ -119,14 +119,15 @@ export function raiseConflictPr(ctx: Ctx, input: ConflictInput): ConflictPr {
       '',
     ].join('\n');
     atomicWrite(file, text);
+    // The decision entry is the commit point: the conflict's protocol.log line is committed with it.
     const decision = appendDecisionLocked(
       ctx,
       haid,
       `Conflict PR ${id}: ${title}`,
       `${haid} overrides ${who} on ${surfaces.join(', ')}.\nSee [${path.basename(file)}](conflicts/${path.basename(file)}).`,
+      () => auditEntry(ctx, 'conflict', 'raise', `${id} by ${haid} displacing ${displaced.map((d) => d.haid).join(',') || '-'}: ${rel}`),
     );
     return { id, title, path: rel, decision_id: decision.id, overriding: haid, displaced, surfaces, at };
   });
-  logAction(ctx, 'conflict', 'raise', `${id} by ${haid} displacing ${displaced.map((d) => d.haid).join(',') || '-'}: ${result.path}`);
   return result;
 }

@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
-import { withLock } from '../planning/fsx.js';
+import { auditEntry } from '../log/protocolLog.js';
+import { type Audit, appendTextLocked, readTextFile, withLock } from '../planning/fsx.js';
 import { checkValue } from '../planning/ids.js';
 import { isoSeconds } from '../ports.js';
 import { checkTreeHaid } from '../identity/registry.js';
@@ -73,12 +73,7 @@ export function quote(text: string): string {
 }
 
 function readText(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw new HeimdallError('environment', `cannot read ${file}: ${(e as Error).message}`);
-  }
+  return readTextFile(file) ?? '';
 }
 
 function nextId(text: string): string {
@@ -99,20 +94,14 @@ export function nextDecisionIdLocked(ctx: Ctx): string {
  * Append one entry while the caller holds the decisions lock. Internal building block shared with
  * conflict PRs, which must write their file and the cross-link under the same lock.
  */
-export function appendDecisionLocked(ctx: Ctx, haid: string, title: string, body: string): Decision {
+export function appendDecisionLocked(ctx: Ctx, haid: string, title: string, body: string, audit?: (id: string) => Audit): Decision {
   const file = decisionsFile(ctx);
   const before = readText(file);
   const id = nextId(before);
   const at = isoSeconds(ctx.clock.now());
   const entry = `\n## ${id}: ${title}\n- at: ${at}\n- by: ${haid}\n\n${quote(body)}\n`;
   const prefix = before === '' ? HEADER : before.endsWith('\n') ? '' : '\n';
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const fd = fs.openSync(file, 'a');
-  try {
-    fs.writeSync(fd, prefix + entry);
-  } finally {
-    fs.closeSync(fd);
-  }
+  appendTextLocked(file, prefix + entry, { audit: audit?.(id) });
   return { id, title, at, haid, body };
 }
 
@@ -122,8 +111,7 @@ export function appendDecision(ctx: Ctx, input: DecisionInput): Decision & { pat
   const title = checkTitle(input.title);
   const body = checkBody(input.body);
   const file = decisionsFile(ctx);
-  const d = withLock(file, () => appendDecisionLocked(ctx, haid, title, body));
-  logAction(ctx, 'decision', 'append', `${d.id} by ${haid}: ${title}`);
+  const d = withLock(file, () => appendDecisionLocked(ctx, haid, title, body, (id) => auditEntry(ctx, 'decision', 'append', `${id} by ${haid}: ${title}`)));
   return { ...d, path: displayPath(ctx, file) };
 }
 

@@ -22,7 +22,7 @@ import { computeDelta } from '../ledger/savings.js';
 import { logAction } from '../log/protocolLog.js';
 import { validateMessage } from '../messages/validate.js';
 import { initPlanning, planningHoldsState } from '../planning/init.js';
-import { atomicWrite, parseJsonFile } from '../planning/fsx.js';
+import { atomicWrite, parseJsonFile, readTextFile } from '../planning/fsx.js';
 import { PROTOCOL_VERSION } from '../planning/version.js';
 import { readSymbols, setSymbols } from '../symbols/symbols.js';
 
@@ -80,11 +80,9 @@ export function defaultFixtureDir(): string {
 
 function readText(dir: string, name: string): string {
   const file = path.join(dir, name);
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    throw new HeimdallError('environment', `demo fixture is missing ${file} (a fixture needs PLAN.md, CONTEXT.md, the invariants file and wave.json)`);
-  }
+  const text = readTextFile(file);
+  if (text === undefined) throw new HeimdallError('environment', `demo fixture is missing ${file} (a fixture needs PLAN.md, CONTEXT.md, the invariants file and wave.json)`);
+  return text;
 }
 
 export function loadWave(dir: string): DemoWave {

@@ -6,7 +6,7 @@
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { logAction } from '../log/protocolLog.js';
-import { readJsonFile } from '../planning/fsx.js';
+import { parseJsonFile, readTextFile } from '../planning/fsx.js';
 import { validateMessage } from '../messages/validate.js';
 
 export interface GateMessage {
@@ -20,8 +20,9 @@ export interface GateMessage {
 }
 
 export function gateToMessage(ctx: Ctx, opts: { report: string; from: string; msgId: string }): GateMessage {
-  const data = readJsonFile(opts.report);
-  if (data === undefined) throw new HeimdallError('environment', `gate report not found: ${opts.report}`);
+  const text = readTextFile(opts.report, `--report ${opts.report}`);
+  if (text === undefined) throw new HeimdallError('environment', `gate report not found: ${opts.report}`);
+  const data = parseJsonFile(opts.report, text);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new HeimdallError('invalid', `${opts.report} must be a JSON object with gate_id, status and (optionally) wave`);
   }

@@ -5,6 +5,7 @@
  */
 import { HANDSHAKE_VERSION, type TaskDispatch, type TaskResult, majorVersion } from './messages.js';
 import type { PeerProfile } from './profile.js';
+import { hasKey } from '../planning/state.js';
 
 export type CheckKind = 'protocol' | 'deadline' | 'mcp' | 'capability' | 'dirty_tree';
 
@@ -33,7 +34,7 @@ export function checkAgainstPeer(d: TaskDispatch, p: PeerProfile): CheckFailure[
     out.push({ check: 'protocol', reason: `${p.agent_id} speaks protocol ${p.protocol_version}, the dispatch ${d.protocol_version} (major versions must match)` });
   }
   for (const s of d.requirements?.required_mcp ?? []) {
-    const h = p.mcp_health[s];
+    const h = hasKey(p.mcp_health, s) ? p.mcp_health[s] : undefined;
     if (h === undefined) out.push({ check: 'mcp', reason: `required MCP server ${s} is not installed on ${p.agent_id}` });
     else if (h !== 'ok') out.push({ check: 'mcp', reason: `required MCP server ${s} is ${h} on ${p.agent_id} (needs "ok")` });
   }

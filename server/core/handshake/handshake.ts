@@ -10,9 +10,9 @@
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { readLedger } from '../ledger/ledger.js';
-import { logAction } from '../log/protocolLog.js';
+import { auditEntries, auditEntry } from '../log/protocolLog.js';
 import { readJsonFile, withLock } from '../planning/fsx.js';
-import { readVersionedMap, writeVersionedMap } from '../planning/state.js';
+import { hasKey, readVersionedMap, writeVersionedMap } from '../planning/state.js';
 import { checkStateVersion, PROTOCOL_VERSION } from '../planning/version.js';
 import { isAgentAddress, parseAgentAddress, parseSessionName } from '../herd/address.js';
 import { parseAgentRef } from '../identity/agent.js';
@@ -106,7 +106,12 @@ function isTaskRecord(v: unknown): v is TaskRecord {
 const TASK_SHAPE = 'a task record {"task_id", "dispatch" (a valid TASK_DISPATCH), "state" (routed|queued|rejected|done|error|partial), "executor", "attempts", "flagged", ...}';
 
 export function readTasks(ctx: Ctx): Record<string, TaskRecord> {
-  return readVersionedMap(tasksFile(ctx), 'tasks', isTaskRecord, TASK_SHAPE);
+  const file = tasksFile(ctx);
+  const map = readVersionedMap(file, 'tasks', isTaskRecord, TASK_SHAPE);
+  for (const [k, v] of Object.entries(map)) {
+    if (k !== v.task_id) throw new HeimdallError('environment', `${file}: key ${JSON.stringify(k)} differs from its record's task_id ${JSON.stringify(v.task_id)}; the file was left untouched`);
+  }
+  return map;
 }
 
 /** Priority -> model tiers, from `.planning/handshake/routing.json` merged over the defaults. */
@@ -125,7 +130,7 @@ export function readPriorityTiers(ctx: Ctx): Record<Priority, string[]> {
   if (o.priority_tiers === undefined) return out;
   if (typeof o.priority_tiers !== 'object' || o.priority_tiers === null || Array.isArray(o.priority_tiers)) return bad('"priority_tiers" must be an object', o.priority_tiers);
   for (const [p, tiers] of Object.entries(o.priority_tiers as Record<string, unknown>)) {
-    if (!(p in DEFAULT_PRIORITY_TIERS)) bad(`priority "${p}" must be one of ${Object.keys(DEFAULT_PRIORITY_TIERS).join(', ')}`, p);
+    if (!hasKey(DEFAULT_PRIORITY_TIERS, p)) bad(`priority "${p}" must be one of ${Object.keys(DEFAULT_PRIORITY_TIERS).join(', ')}`, p);
     if (!Array.isArray(tiers) || tiers.length === 0 || !tiers.every((t) => typeof t === 'string' && /^[a-z0-9][a-z0-9._-]{0,31}$/.test(t))) {
       bad(`"priority_tiers.${p}" must be a non-empty list of model tiers`, tiers);
     }
@@ -199,8 +204,11 @@ export async function announce(ctx: Ctx, message: unknown, opts: CallerOpts = {}
   const by = optCaller(callerName(ctx, opts.as));
   const store = peersOf(ctx, opts);
   const nowIso = new Date(ctx.clock.now()).toISOString();
-  const profile = await store.upsert(a.worker.agent_id, (prev) => buildProfile(a, nowIso, prev, by ?? undefined));
-  logAction(ctx, 'a2a', 'announce', `${profile.agent_id} tier=${profile.model_tier} active=${profile.active_tasks} mcp=${Object.entries(profile.mcp_health).map(([k, h]) => `${k}:${h}`).join(',') || '-'} #${profile.announce_count}`);
+  const profile = await store.upsert(
+    a.worker.agent_id,
+    (prev) => buildProfile(a, nowIso, prev, by ?? undefined),
+    (p) => auditEntry(ctx, 'a2a', 'announce', `${p.agent_id} tier=${p.model_tier} active=${p.active_tasks} mcp=${Object.entries(p.mcp_health).map(([k, h]) => `${k}:${h}`).join(',') || '-'} #${p.announce_count}`),
+  );
   const warnings: string[] = [];
   let wire_event: AnnounceOutcome['wire_event'];
   if (opts.wire) {
@@ -240,11 +248,10 @@ async function retryQueued(ctx: Ctx, store: PeerStore): Promise<Array<{ task_id:
       t.attempts.push({ at, agent_id: d.executor, outcome: 'routed', reason: 'queued task retried after an announce' });
       out.push({ task_id: t.task_id, executor: d.executor });
     }
-    if (out.length) writeVersionedMap(tasksFile(ctx), 'tasks', tasks);
+    if (out.length) writeVersionedMap(tasksFile(ctx), 'tasks', tasks, auditEntries(ctx, out.map((r) => ['a2a', 'route', `${r.task_id} -> ${r.executor} (was queued)`])));
     return out;
   });
   for (const r of routed) {
-    logAction(ctx, 'a2a', 'route', `${r.task_id} -> ${r.executor} (was queued)`);
     const t = readTasks(ctx)[r.task_id];
     if (t) deliver(ctx, t.dispatch, r.executor, t.dispatched_by);
   }
@@ -404,22 +411,26 @@ export async function dispatch(ctx: Ctx, message: unknown, opts: DispatchOpts = 
       rec.executor = null;
       rec.attempts.push({ at, agent_id: null, outcome: 'queued', reason: out.next?.reason ?? 'no qualifying peer' });
     }
-    writeVersionedMap(tasksFile(ctx), 'tasks', tasks);
+    const lines: Array<[string, string, string]> =
+      out.kind === 'routed'
+        ? [['a2a', 'dispatch', `${d.task.task_id} -> ${out.executor}`]]
+        : [
+            ['a2a', 'dispatch', `${d.task.task_id} blocked${opts.to ? ` on ${opts.to}` : ''}: ${out.result.blocked_reason}`],
+            ...(out.state === 'routed' && out.next?.executor ? [['a2a', 'route', `${d.task.task_id} -> ${out.next.executor} (re-routed)`] as [string, string, string]] : []),
+          ];
+    writeVersionedMap(tasksFile(ctx), 'tasks', tasks, auditEntries(ctx, lines));
     return out;
   });
 
   if (locked.kind === 'routed') {
-    logAction(ctx, 'a2a', 'dispatch', `${d.task.task_id} -> ${locked.executor}`);
     const del = deliver(ctx, d, locked.executor, by);
     return { decision: 'routed', task_id: d.task.task_id, executor: locked.executor, reason: locked.decision.reason, candidates: locked.decision.candidates, ...del };
   }
   const warnings: string[] = [];
   const handling: BlockedOutcome['handling'] = { rerouted_to: null, queued: locked.state === 'queued', flagged: [] };
-  logAction(ctx, 'a2a', 'dispatch', `${d.task.task_id} blocked${opts.to ? ` on ${opts.to}` : ''}: ${locked.result.blocked_reason}`);
   if (locked.state === 'routed' && locked.next?.executor) {
     handling.rerouted_to = locked.next.executor;
     handling.delivered_to = deliver(ctx, d, locked.next.executor, by).delivered_to;
-    logAction(ctx, 'a2a', 'route', `${d.task.task_id} -> ${locked.next.executor} (re-routed)`);
   } else {
     handling.flagged = flagLeaders(ctx, by, `task ${d.task.task_id} ${locked.state === 'queued' ? 'is queued' : 'was rejected'}: ${locked.result.blocked_reason}`, warnings);
     recordFlagged(ctx, d.task.task_id, handling.flagged);
@@ -540,19 +551,26 @@ export async function submitResult(ctx: Ctx, message: unknown, opts: CallerOpts 
       t.state = r.status;
       t.attempts.push({ at, agent_id: t.executor, outcome: r.status, ...(r.status === 'error' ? { reason: r.error_summary } : {}) });
     }
-    writeVersionedMap(tasksFile(ctx), 'tasks', tasks);
-    return { state: t.state, next, dispatch: t.dispatch, dispatchedBy: t.dispatched_by };
+    const tokens = tokenCheck(ctx, r.task_id, r.tokens_spent);
+    writeVersionedMap(
+      tasksFile(ctx),
+      'tasks',
+      tasks,
+      auditEntries(ctx, [
+        ['a2a', 'result', `${r.task_id} ${r.status} tokens_spent=${r.tokens_spent} ledger=${tokens.ledger_tokens}`],
+        ...(r.status === 'blocked' && next?.executor ? [['a2a', 'route', `${r.task_id} -> ${next.executor} (re-routed)`] as [string, string, string]] : []),
+      ]),
+    );
+    return { state: t.state, next, dispatch: t.dispatch, dispatchedBy: t.dispatched_by, tokens };
   });
 
-  const tokens = tokenCheck(ctx, r.task_id, r.tokens_spent);
-  logAction(ctx, 'a2a', 'result', `${r.task_id} ${r.status} tokens_spent=${r.tokens_spent} ledger=${tokens.ledger_tokens}`);
+  const tokens = out.tokens;
   const result: ResultOutcome = { task_id: r.task_id, status: r.status, state: out.state, tokens };
   if (r.status === 'blocked') {
     const warnings: string[] = [];
     const handling: BlockedOutcome['handling'] = { rerouted_to: out.next?.executor ?? null, queued: out.state === 'queued', flagged: [] };
     if (out.next?.executor) {
       handling.delivered_to = deliver(ctx, out.dispatch, out.next.executor, out.dispatchedBy).delivered_to;
-      logAction(ctx, 'a2a', 'route', `${r.task_id} -> ${out.next.executor} (re-routed)`);
     } else {
       handling.flagged = flagLeaders(ctx, by, `task ${r.task_id} is queued: ${r.blocked_reason}; ${out.next?.reason ?? ''}`, warnings);
       recordFlagged(ctx, r.task_id, handling.flagged);

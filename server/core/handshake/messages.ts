@@ -9,6 +9,8 @@ import { type ValidationError, type ValidationResult, type Validator, compileVal
 import announceSchema from './schemas/session-announce.schema.json';
 import dispatchSchema from './schemas/task-dispatch.schema.json';
 import resultSchema from './schemas/task-result.schema.json';
+import { isHeimdallError } from '../errors.js';
+import { checkJsonDepth } from '../planning/fsx.js';
 
 /** The version this build speaks. Majors must match; minors are compatible (must-ignore). */
 export const HANDSHAKE_VERSION = '2.0';
@@ -128,9 +130,10 @@ export function parseHandshake<T extends HandshakeMessage>(
 ): { valid: true; message: T; errors: [] } | { valid: false; errors: ValidationError[] } {
   let v: unknown;
   try {
+    checkJsonDepth(text, `the ${expected}`);
     v = JSON.parse(text);
   } catch (e) {
-    return { valid: false, errors: [{ path: '/', message: `not valid JSON: ${(e as Error).message}` }] };
+    return { valid: false, errors: [{ path: '/', message: isHeimdallError(e) ? e.message : `not valid JSON: ${(e as Error).message}` }] };
   }
   const check = expected === 'SESSION_ANNOUNCE' ? validateAnnounce : expected === 'TASK_DISPATCH' ? validateDispatch : validateResult;
   const r = check(v);

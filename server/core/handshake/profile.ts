@@ -7,7 +7,8 @@
  */
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { readVersionedMap, updateVersionedMap } from '../planning/state.js';
+import type { Audit } from '../planning/fsx.js';
+import { dataMap, hasKey, readVersionedMap, updateVersionedMap } from '../planning/state.js';
 import type { SessionAnnounce } from './messages.js';
 
 export interface PeerProfile {
@@ -33,8 +34,9 @@ export interface PeerProfile {
 
 /** Build the profile an announce describes. Pure. */
 export function buildProfile(a: SessionAnnounce, nowIso: string, previous?: PeerProfile, announcedBy?: string): PeerProfile {
-  const health: Record<string, string> = {};
-  for (const s of a.capabilities.mcp_servers) health[s] = a.mcp_health[s] ?? 'unknown';
+  // Keyed by data: a server named "constructor" or "__proto__" is an ordinary name.
+  const health = dataMap<string>();
+  for (const s of a.capabilities.mcp_servers) health[s] = hasKey(a.mcp_health, s) ? (a.mcp_health[s] as string) : 'unknown';
   return {
     agent_id: a.worker.agent_id,
     model: a.worker.model,
@@ -59,7 +61,8 @@ export interface PeerStore {
   list(): Promise<PeerProfile[]>;
   get(agentId: string): Promise<PeerProfile | undefined>;
   /** Read-modify-write one profile atomically. */
-  upsert(agentId: string, make: (previous: PeerProfile | undefined) => PeerProfile): Promise<PeerProfile>;
+  /** `audit` gives the protocol.log line of the change, committed with it. */
+  upsert(agentId: string, make: (previous: PeerProfile | undefined) => PeerProfile, audit?: (p: PeerProfile) => Audit): Promise<PeerProfile>;
 }
 
 const strList = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
@@ -112,12 +115,19 @@ export function filePeerStore(ctx: Ctx): PeerStore {
     async get(id) {
       return read()[id];
     },
-    async upsert(id, make) {
-      return updateVersionedMap(file, 'peers', isPeerProfile, PROFILE_SHAPE, (map) => {
-        const p = make(map[id]);
-        map[id] = p;
-        return p;
-      });
+    async upsert(id, make, audit) {
+      return updateVersionedMap(
+        file,
+        'peers',
+        isPeerProfile,
+        PROFILE_SHAPE,
+        (map) => {
+          const p = make(map[id]);
+          map[id] = p;
+          return p;
+        },
+        { audit },
+      );
     },
   };
 }

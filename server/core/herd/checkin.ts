@@ -16,7 +16,7 @@ import { listClaims } from '../claims/claims.js';
 import { globsOverlap } from '../claims/glob.js';
 import { haidOfAddress, parseAgentRef } from '../identity/agent.js';
 import { readRegistry as readIdentities } from '../identity/registry.js';
-import { logAction } from '../log/protocolLog.js';
+import { auditEntry, logAction } from '../log/protocolLog.js';
 import { checkName } from '../planning/ids.js';
 import { heartbeatStatus, heartbeatThresholdsFromEnv, type HeartbeatStatus, type HeartbeatThresholds } from '../wire/liveness.js';
 import { DEFAULT_TOPIC, type WireLog } from '../wire/log.js';
@@ -28,11 +28,11 @@ import {
   type AgentRecord,
   HISTORY_MAX,
   appendJournal,
+  commitCheckin,
   compactJournal,
   readJournal,
   readRegistry,
   withHerdLock,
-  writeRegistry,
 } from './store.js';
 import { HERD_MESSAGE_TYPES, type HerdMessageType, type TeamConfig, readTeam, tierOf } from './team.js';
 
@@ -258,19 +258,17 @@ export async function checkin(ctx: Ctx, input: CheckinInput, deps: HerdDeps = {}
     };
     registry[me.text] = rec;
     const { take, dropped } = takeFor(pendingCopies(journal.lines), me.text, tier.receives);
-    // Registry first: if we die before the drain line is written the messages stay pending
-    // (delivered at the next check-in) rather than being lost.
-    writeRegistry(ctx, registry);
-    if (take.length > 0 || dropped.length > 0) {
-      const line = { op: 'drain' as const, ts, agent: me.text, copies: take.map((s) => s.copy), ...(dropped.length ? { dropped: dropped.map((s) => s.copy) } : {}) };
-      appendJournal(ctx, [line]);
-      compactJournal(ctx, [...journal.lines, line]);
-    }
+    // The action's protocol.log line is committed with its last write (the drain line, if any).
+    const audit = auditEntry(ctx, 'herd', 'checkin', `${me.text} status=${JSON.stringify(status.length > 60 ? `${status.slice(0, 57)}...` : status)} messages=${take.length}${take.length ? ` (${take.map((t) => t.id).join(',')})` : ''}`);
+    const drains = take.length > 0 || dropped.length > 0;
+    const line = { op: 'drain' as const, ts, agent: me.text, copies: take.map((s) => s.copy), ...(dropped.length ? { dropped: dropped.map((s) => s.copy) } : {}) };
+    // Registry and drain line are one commit: a writer killed between them is finished by the next.
+    commitCheckin(ctx, registry, drains ? [line] : [], audit);
+    if (drains) compactJournal(ctx, [...journal.lines, line]);
     return { taken: take, dropped, registry };
   });
 
   if (dropped.length > 0) warnings.push(`${dropped.length} message(s) of a type the ${tier.name} tier no longer receives were withdrawn: ${dropped.map((d) => d.id).join(', ')}`);
-  logAction(ctx, 'herd', 'checkin', `${me.text} status=${JSON.stringify(status.length > 60 ? `${status.slice(0, 57)}...` : status)} messages=${taken.length}${taken.length ? ` (${taken.map((t) => t.id).join(',')})` : ''}`);
   let heartbeat_event: CheckinResult['heartbeat_event'];
   if (deps.wire) {
     try {
@@ -369,12 +367,14 @@ export function send(ctx: Ctx, input: SendInput): SendResult {
     } else {
       lines = [{ ...base, copy: `${id}.0`, recipient: null }];
     }
-    appendJournal(ctx, lines);
+    const detail = `${id} ${from.text} -> ${to.text} ${type}${to.kind === 'everyone' ? ` (${lines.filter((l) => l.recipient).length} copies)` : ''}`;
+    // Committed with the journal lines; a send that queues nothing still gets its line.
+    if (lines.length > 0) appendJournal(ctx, lines, auditEntry(ctx, 'herd', 'send', detail));
+    else logAction(ctx, 'herd', 'send', detail);
     return { lines, note };
   });
 
   const recipients = result.lines.flatMap((l) => (l.recipient ? [l.recipient] : []));
-  logAction(ctx, 'herd', 'send', `${id} ${from.text} -> ${to.text} ${type}${to.kind === 'everyone' ? ` (${recipients.length} copies)` : ''}`);
   return { id, from: from.text, to: to.text, type, recipients, pooled: to.kind === 'anyone', ts, ...(result.note ? { note: result.note } : {}) };
 }
 

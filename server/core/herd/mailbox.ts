@@ -11,7 +11,8 @@
  *
  * This file is pure: parsing, the pending set and the fan-out. I/O and the lock are in store.ts.
  */
-import { HeimdallError } from '../errors.js';
+import { HeimdallError, isHeimdallError } from '../errors.js';
+import { checkJsonDepth } from '../planning/fsx.js';
 import { isAgentAddress } from './address.js';
 import { HERD_MESSAGE_TYPES, type HerdMessageType } from './team.js';
 
@@ -64,9 +65,10 @@ export function parseJournalLine(text: string, file: string, lineNo: number): Jo
   };
   let v: unknown;
   try {
+    checkJsonDepth(text, `${file}:${lineNo}`, 'environment');
     v = JSON.parse(text);
-  } catch {
-    return fail('not valid JSON');
+  } catch (e) {
+    return fail(isHeimdallError(e) ? e.message : 'not valid JSON');
   }
   const o = v as Record<string, unknown>;
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return fail('not a JSON object');

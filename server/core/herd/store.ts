@@ -7,12 +7,11 @@
  *
  * Every read validates; a hand-broken file is refused with its name and line and never rewritten.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { appendLineUnlocked, atomicWrite, readLines, withLock } from '../planning/fsx.js';
-import { readVersionedMap, writeVersionedMap } from '../planning/state.js';
+import { type Audit, type CommitOp, appendLinesLocked, atomicWrite, commitAll, readLines, readTextFile, truncateFile, withLock } from '../planning/fsx.js';
+import { readVersionedMap, versionedMapText, writeVersionedMap } from '../planning/state.js';
 import { isAgentAddress } from './address.js';
 import { type JournalLine, type SendLine, parseJournalLine, pendingCopies } from './mailbox.js';
 import { herdDir } from './team.js';
@@ -70,7 +69,11 @@ const RECORD_SHAPE = 'a check-in record {"address", "first_seen", "last_checkin"
 
 export function readRegistry(ctx: Ctx): Record<string, AgentRecord> {
   const file = herdPaths(ctx).agents;
-  const map = readVersionedMap(file, 'agents', isRecord, RECORD_SHAPE);
+  const map = readVersionedMap(file, 'agents', isRecord, RECORD_SHAPE, {
+    keyCheck: (k) => {
+      if (!isAgentAddress(k)) throw new Error(`${JSON.stringify(k)} is not an agent address such as mason.1@core`);
+    },
+  });
   for (const [k, v] of Object.entries(map)) {
     if (k !== v.address) {
       throw new HeimdallError('environment', `${file}: key ${JSON.stringify(k)} differs from its record's address ${JSON.stringify(v.address)}; the file was left untouched`);
@@ -79,8 +82,9 @@ export function readRegistry(ctx: Ctx): Record<string, AgentRecord> {
   return map;
 }
 
-export function writeRegistry(ctx: Ctx, map: Record<string, AgentRecord>): void {
-  writeVersionedMap(herdPaths(ctx).agents, 'agents', map);
+/** Call only while holding the herd lock; `audit` commits the action's protocol.log line with it. */
+export function writeRegistry(ctx: Ctx, map: Record<string, AgentRecord>, audit?: Audit): void {
+  writeVersionedMap(herdPaths(ctx).agents, 'agents', map, audit);
 }
 
 export interface JournalRead {
@@ -107,26 +111,31 @@ export function withHerdLock<T>(ctx: Ctx, fn: (repaired: number | undefined) => 
   const p = herdPaths(ctx);
   return withLock(p.lockTarget, () => {
     let repaired: number | undefined;
-    let text: string | undefined;
-    try {
-      text = fs.readFileSync(p.mailbox, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new HeimdallError('environment', `cannot read ${p.mailbox}: ${(e as Error).message}`);
-    }
+    const text = readTextFile(p.mailbox);
     if (text !== undefined && text !== '' && !text.endsWith('\n')) {
       const keep = text.lastIndexOf('\n') + 1;
       repaired = text.slice(0, keep).split('\n').length;
-      fs.truncateSync(p.mailbox, Buffer.byteLength(text.slice(0, keep)));
+      truncateFile(p.mailbox, Buffer.byteLength(text.slice(0, keep)));
     }
     return fn(repaired);
   });
 }
 
-/** Append journal lines; call only while holding the herd lock. */
-export function appendJournal(ctx: Ctx, lines: JournalLine[]): void {
-  const file = herdPaths(ctx).mailbox;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  for (const l of lines) appendLineUnlocked(file, JSON.stringify(l));
+/**
+ * A check-in's two changes, the registry and its drain line, committed as one with the action's
+ * protocol.log line (so a writer killed between them is finished by the next one); call only while
+ * holding the herd lock.
+ */
+export function commitCheckin(ctx: Ctx, map: Record<string, AgentRecord>, drain: JournalLine[], audit: Audit): void {
+  const p = herdPaths(ctx);
+  const ops: CommitOp[] = [{ kind: 'replace', file: p.agents, content: versionedMapText('agents', map) }];
+  if (drain.length) ops.push({ kind: 'append', file: p.mailbox, text: drain.map((l) => `${JSON.stringify(l)}\n`).join(''), torn: 'set-aside' });
+  commitAll(ops, audit);
+}
+
+/** Append journal lines (one checked write); call only while holding the herd lock. */
+export function appendJournal(ctx: Ctx, lines: JournalLine[], audit?: Audit): void {
+  appendLinesLocked(herdPaths(ctx).mailbox, lines.map((l) => JSON.stringify(l)), { torn: 'set-aside', audit });
 }
 
 /** Rewrite the journal to its pending sends when it has grown; call only while holding the lock. */

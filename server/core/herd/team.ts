@@ -21,6 +21,7 @@
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { atomicWrite, fileExists, readJsonFile, withLock } from '../planning/fsx.js';
+import { dataMap, toDataMap } from '../planning/state.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { type AgentAddress, isAgentAddress } from './address.js';
 
@@ -110,7 +111,8 @@ export function mergeTeam(raw: unknown, file = 'team.json'): TeamConfig {
     if (!TOP_KEYS.includes(k)) bad(`key "${k}"`, `one of ${TOP_KEYS.join(', ')} (unknown keys are refused so a typo is not silently ignored)`, k);
   }
 
-  const tiers: Record<string, TierConfig> = {};
+  // Keyed by data: an agent or tier named "constructor" is looked up like any other name.
+  const tiers = dataMap<TierConfig>();
   for (const [n, t] of Object.entries(DEFAULT_TEAM.tiers)) tiers[n] = { ...t, receives: [...t.receives], sends: [...t.sends] };
   if (data.tiers !== undefined) {
     if (!isObj(data.tiers)) bad('"tiers"', 'an object of tier name -> {context_budget, receives, sends, visibility}', data.tiers);
@@ -151,10 +153,10 @@ export function mergeTeam(raw: unknown, file = 'team.json'): TeamConfig {
   const default_tier = data.default_tier === undefined ? DEFAULT_TEAM.default_tier : data.default_tier;
   if (typeof default_tier !== 'string' || !tiers[default_tier]) bad('"default_tier"', `one of the tiers (${Object.keys(tiers).join(', ')})`, default_tier);
 
-  let agents: Record<string, string> = { ...DEFAULT_TEAM.agents };
+  let agents = toDataMap<string>(DEFAULT_TEAM.agents);
   if (data.agents !== undefined) {
     if (!isObj(data.agents)) bad('"agents"', 'an object of agent name or address -> tier, e.g. {"mason": "Execution", "mason.2@core": "Senior"}', data.agents);
-    agents = {};
+    agents = dataMap<string>();
     for (const [key, tier] of Object.entries(data.agents as Record<string, unknown>)) {
       const k = key.toLowerCase();
       if (!AGENT_NAME.test(k) && !isAgentAddress(k)) bad(`agents key ${JSON.stringify(key)}`, 'an agent name (mason) or an address (mason.2@core)', key);

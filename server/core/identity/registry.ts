@@ -17,8 +17,9 @@
  */
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
-import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { auditEntry } from '../log/protocolLog.js';
+import { type Audit, atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { dataMap, hasKey } from '../planning/state.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { isoSeconds } from '../ports.js';
 import { isAgentAddress } from '../herd/address.js';
@@ -63,9 +64,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function readRegistry(ctx: Ctx): HaidRegistry {
   const file = haidsFile(ctx);
   const data = readJsonFile(file);
-  // Null-prototype maps: a HAID or session key is data, never an inherited property.
-  const haids: Record<string, HaidRecord> = Object.create(null);
-  const sessions: Record<string, string> = Object.create(null);
+  // Keyed by data: a HAID or session key such as "constructor" is an ordinary key, never a property.
+  const haids = dataMap<HaidRecord>();
+  const sessions = dataMap<string>();
   if (data === undefined) return { haids, sessions };
   const bad = (why: string): never => {
     throw new HeimdallError('environment', `${file}: ${why}; the file was left untouched (fix it by hand or restore it from git)`);
@@ -77,7 +78,7 @@ export function readRegistry(ctx: Ctx): HaidRegistry {
   if (root !== undefined && (typeof root !== 'string' || !HAID_SEGMENT.test(root))) {
     bad(`"root" must be one HAID segment such as "h-3fa9c2e1", got ${JSON.stringify(root)}`);
   }
-  const raw = obj.haids ?? {};
+  const raw = hasKey(obj, 'haids') ? obj.haids : {};
   if (!isObject(raw)) bad(`"haids" must be an object keyed by HAID`);
   for (const [haid, rec] of Object.entries(raw as Record<string, unknown>)) {
     try {
@@ -105,7 +106,7 @@ export function readRegistry(ctx: Ctx): HaidRegistry {
       ...(r.retired_at !== undefined ? { retired_at: r.retired_at as string } : {}),
     };
   }
-  const rawSessions = obj.sessions ?? {};
+  const rawSessions = hasKey(obj, 'sessions') ? obj.sessions : {};
   if (!isObject(rawSessions)) bad('"sessions" must be an object of session key -> HAID');
   for (const [key, haid] of Object.entries(rawSessions as Record<string, unknown>)) {
     if (!SESSION_KEY.test(key)) bad(`session key ${JSON.stringify(key)} must be client:hash (e.g. "claude-code:9f2c41d0a7b3e611")`);
@@ -119,15 +120,15 @@ export function readRegistry(ctx: Ctx): HaidRegistry {
   return { root: root as string | undefined, haids, sessions };
 }
 
-function writeRegistry(ctx: Ctx, reg: HaidRegistry): void {
-  const haids: Record<string, Omit<HaidRecord, 'haid'>> = {};
+function writeRegistry(ctx: Ctx, reg: HaidRegistry, audit?: Audit): void {
+  const haids = dataMap<Omit<HaidRecord, 'haid'>>();
   for (const k of Object.keys(reg.haids).sort()) {
     const { haid: _omit, ...rest } = reg.haids[k] as HaidRecord;
     haids[k] = rest;
   }
   const keys = Object.keys(reg.sessions).sort();
   const sessions = keys.length ? Object.fromEntries(keys.map((k) => [k, reg.sessions[k]])) : undefined;
-  atomicWrite(haidsFile(ctx), `${JSON.stringify({ version: PROTOCOL_VERSION, root: reg.root, haids, ...(sessions ? { sessions } : {}) }, null, 2)}\n`);
+  atomicWrite(haidsFile(ctx), `${JSON.stringify({ version: PROTOCOL_VERSION, root: reg.root, haids, ...(sessions ? { sessions } : {}) }, null, 2)}\n`, audit);
 }
 
 function newRoot(ctx: Ctx): string {
@@ -140,17 +141,13 @@ function newRoot(ctx: Ctx): string {
 export function rootHaid(ctx: Ctx): string {
   const existing = readRegistry(ctx).root;
   if (existing) return existing;
-  let created = false;
-  const root = withLock(haidsFile(ctx), () => {
+  return withLock(haidsFile(ctx), () => {
     const reg = readRegistry(ctx);
     if (reg.root) return reg.root;
     reg.root = newRoot(ctx);
-    writeRegistry(ctx, reg);
-    created = true;
+    writeRegistry(ctx, reg, auditEntry(ctx, 'haid', 'root', reg.root));
     return reg.root;
   });
-  if (created) logAction(ctx, 'haid', 'root', root);
-  return root;
 }
 
 /**
@@ -208,10 +205,9 @@ export function registerHaid(ctx: Ctx, haidInput: string, roleInput?: string): R
     const fresh = recordFor(root, haid, role, ctx.clock.now());
     if (old && old.status === 'active' && old.role === role && old.address === fresh.address) return { record: old, changed: false };
     reg.haids[haid] = fresh;
-    writeRegistry(ctx, reg);
+    writeRegistry(ctx, reg, auditEntry(ctx, 'haid', 'register', `${haid} role=${role}${fresh.address ? ` address=${fresh.address}` : ''}`));
     return { record: fresh, changed: true };
   });
-  if (result.changed) logAction(ctx, 'haid', 'register', `${haid} role=${role}${result.record.address ? ` address=${result.record.address}` : ''}`);
   return result;
 }
 
@@ -224,17 +220,15 @@ export function ensureRegistered(ctx: Ctx, id: AgentIdentity): HaidRecord {
   if (known) return known;
   const root = rootHaid(ctx);
   if (id.haid === root) throw new HeimdallError('invalid', `${id.haid} is the root HAID; an agent acts under it, e.g. ${root}/cursor`);
-  let created: HaidRecord | undefined;
   const record = withLock(haidsFile(ctx), () => {
     const reg = readRegistry(ctx);
     const again = reg.haids[id.haid];
     if (again) return again;
-    created = recordFor(root, id.haid, roleOf(id.haid), ctx.clock.now());
-    reg.haids[id.haid] = created;
-    writeRegistry(ctx, reg);
-    return created;
+    const fresh = recordFor(root, id.haid, roleOf(id.haid), ctx.clock.now());
+    reg.haids[id.haid] = fresh;
+    writeRegistry(ctx, reg, auditEntry(ctx, 'haid', 'register', `${fresh.haid} role=${fresh.role}${fresh.address ? ` address=${fresh.address}` : ''}`));
+    return fresh;
   });
-  if (created) logAction(ctx, 'haid', 'register', `${record.haid} role=${record.role}${record.address ? ` address=${record.address}` : ''}`);
   return record;
 }
 
@@ -267,11 +261,10 @@ export function sessionIdentity(ctx: Ctx, agentName: string, sessionKey?: string
     const record = recordFor(root, haid, roleOf(haid), ctx.clock.now());
     reg.haids[haid] = record;
     if (sessionKey !== undefined) reg.sessions[sessionKey] = haid;
-    writeRegistry(ctx, reg);
+    writeRegistry(ctx, reg, auditEntry(ctx, 'haid', 'session', `${haid} address=${record.address ?? '-'}${sessionKey !== undefined ? ` session=${sessionKey}` : ' (new connection)'}`));
     out = { record, reused: false, bound: sessionKey !== undefined };
   });
   const r = out as { record: HaidRecord; reused: boolean; bound: boolean };
-  if (!r.reused) logAction(ctx, 'haid', 'session', `${r.record.haid} address=${r.record.address ?? '-'}${r.bound ? ` session=${sessionKey}` : ' (new connection)'}`);
   return { record: r.record, reused: r.reused };
 }
 
@@ -286,10 +279,9 @@ export function retireHaid(ctx: Ctx, haidInput: string): RegisterResult {
     if (old.status === 'retired') return { record: old, changed: false };
     const record: HaidRecord = { ...old, status: 'retired', retired_at: isoSeconds(ctx.clock.now()) };
     reg.haids[haid] = record;
-    writeRegistry(ctx, reg);
+    writeRegistry(ctx, reg, auditEntry(ctx, 'haid', 'retire', haid));
     return { record, changed: true };
   });
-  if (result.changed) logAction(ctx, 'haid', 'retire', haid);
   return result;
 }
 

@@ -7,8 +7,8 @@
  */
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
-import { appendLine, appendLines, readLines } from '../planning/fsx.js';
+import { auditEntry } from '../log/protocolLog.js';
+import { appendLines, parseJsonText, readLines } from '../planning/fsx.js';
 import { checkName } from '../planning/ids.js';
 import { isNonNegInt, readVersionedMap, updateVersionedMap } from '../planning/state.js';
 import { isoSeconds } from '../ports.js';
@@ -47,8 +47,8 @@ export interface LogInput {
 
 export function logTokens(ctx: Ctx, input: LogInput): LedgerEntry {
   const entry = ledgerEntry(ctx, input);
-  appendLine(ctx.paths.ledger, JSON.stringify(entry));
-  logAction(ctx, 'ledger', 'log', `${entry.role}/${entry.kind}=${entry.tokens}`);
+  // A torn line is set aside (not terminated) so ledger.jsonl stays one JSON object per line.
+  appendLines(ctx.paths.ledger, [JSON.stringify(entry)], { torn: 'set-aside', audit: auditEntry(ctx, 'ledger', 'log', `${entry.role}/${entry.kind}=${entry.tokens}`) });
   return entry;
 }
 
@@ -59,8 +59,11 @@ export function logTokens(ctx: Ctx, input: LogInput): LedgerEntry {
 export function logTokensBatch(ctx: Ctx, inputs: LogInput[], summary: string): LedgerEntry[] {
   const entries = inputs.map((i) => ledgerEntry(ctx, i));
   if (entries.length === 0) return entries;
-  appendLines(ctx.paths.ledger, entries.map((e) => JSON.stringify(e)));
-  logAction(ctx, 'ledger', 'log', `${entries.length} lines: ${summary}`);
+  appendLines(
+    ctx.paths.ledger,
+    entries.map((e) => JSON.stringify(e)),
+    { torn: 'set-aside', audit: auditEntry(ctx, 'ledger', 'log', `${entries.length} lines: ${summary}`) },
+  );
   return entries;
 }
 
@@ -111,12 +114,10 @@ export function readLedger(ctx: Ctx): LedgerRead {
   const entries: LedgerEntry[] = [];
   lines.forEach((line, i) => {
     if (line.trim() === '') return;
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      throw new HeimdallError('environment', `${ctx.paths.ledger}:${i + 1} is not valid JSON; expected one object per line like {"role":"orchestration","kind":"delta_brief","tokens":3300,"msg_id":"b1"}. The file was left untouched.`);
-    }
+    const v = parseJsonText(line, `${ctx.paths.ledger}:${i + 1}`, {
+      code: 'environment',
+      example: 'one object per line like {"role":"orchestration","kind":"delta_brief","tokens":3300,"msg_id":"b1"}. The file was left untouched.',
+    });
     if (!isEntry(v)) {
       throw new HeimdallError('environment', `${ctx.paths.ledger}:${i + 1}: expected "role", "kind" (strings) and "tokens" (a non-negative integer). The file was left untouched.`);
     }
@@ -125,17 +126,25 @@ export function readLedger(ctx: Ctx): LedgerRead {
   return torn ? { entries, tornLine: torn.lineNumber } : { entries };
 }
 
+const roleKey = (k: string) => checkName('role', k);
+
 export function readBaselines(ctx: Ctx): Record<string, number> {
-  return readVersionedMap(ctx.paths.baselines, 'baselines', isNonNegInt, 'non-negative integer token counts');
+  return readVersionedMap(ctx.paths.baselines, 'baselines', isNonNegInt, 'non-negative integer token counts', { keyCheck: roleKey });
 }
 
 export function setBaseline(ctx: Ctx, role: string, tokens: number): void {
   checkName('role', role);
   if (!isNonNegInt(tokens)) throw new HeimdallError('usage', `--tokens must be a non-negative integer, got ${tokens}`);
-  updateVersionedMap(ctx.paths.baselines, 'baselines', isNonNegInt, 'non-negative integer token counts', (m) => {
-    m[role] = tokens;
-  });
-  logAction(ctx, 'ledger', 'baseline', `${role}=${tokens}`);
+  updateVersionedMap(
+    ctx.paths.baselines,
+    'baselines',
+    isNonNegInt,
+    'non-negative integer token counts',
+    (m) => {
+      m[role] = tokens;
+    },
+    { keyCheck: roleKey, audit: () => auditEntry(ctx, 'ledger', 'baseline', `${role}=${tokens}`) },
+  );
 }
 
 // Every savings figure (report, delta, Studio) is computed once, in savings.ts.

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
+import { auditEntry } from '../log/protocolLog.js';
 import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
 import { checkName } from '../planning/ids.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
@@ -91,8 +91,7 @@ export function recordRun(ctx: Ctx, input: RunInput): RunRecord {
     arms: input.arms,
     ...(input.details !== undefined ? { details: input.details } : {}),
   };
-  withLock(file, () => atomicWrite(file, `${JSON.stringify(record, null, 2)}\n`));
-  logAction(ctx, 'ledger', 'run', `${record.run} (${record.kind}, ${record.workspace})`);
+  withLock(file, () => atomicWrite(file, `${JSON.stringify(record, null, 2)}\n`, auditEntry(ctx, 'ledger', 'run', `${record.run} (${record.kind}, ${record.workspace})`)));
   return record;
 }
 

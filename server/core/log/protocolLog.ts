@@ -9,7 +9,7 @@
  * are escaped, so a raw tab can only ever separate fields.
  */
 import type { Ctx } from '../context.js';
-import { appendLine, readLines } from '../planning/fsx.js';
+import { type Audit, appendLine, readLines } from '../planning/fsx.js';
 import { escapeField, unescapeField } from '../planning/escape.js';
 import { isoSeconds } from '../ports.js';
 
@@ -33,6 +33,21 @@ export function formatLogLine(ts: string, mechanism: string, action: string, det
 /** Append one action to protocol.log, attributed to `ctx.actor` when the caller is known. */
 export function logAction(ctx: Ctx, mechanism: string, action: string, detail: string): void {
   appendLine(ctx.paths.protocolLog, formatLogLine(isoSeconds(ctx.clock.now()), mechanism, action, detail, ctx.actor));
+}
+
+/**
+ * The protocol.log line of a state change, to hand to the write that makes the change: the state
+ * and its line are then committed together (planning/fsx.ts), and a writer killed in between has
+ * its line added by the next writer of that file.
+ */
+export function auditEntry(ctx: Ctx, mechanism: string, action: string, detail: string): Audit {
+  return auditEntries(ctx, [[mechanism, action, detail]]);
+}
+
+/** Several protocol.log lines committed with one state change (e.g. a dispatch and its re-route). */
+export function auditEntries(ctx: Ctx, entries: Array<[mechanism: string, action: string, detail: string]>): Audit {
+  const ts = isoSeconds(ctx.clock.now());
+  return { log: ctx.paths.protocolLog, lines: entries.map(([m, a, d]) => formatLogLine(ts, m, a, d, ctx.actor)) };
 }
 
 export function parseLogLine(text: string, line: number): LogEntry {

@@ -22,6 +22,7 @@ import { HeimdallError } from '../errors.js';
 import { isoSeconds } from '../ports.js';
 import { type LogEntry, parseLogLine } from './protocolLog.js';
 import { type LogRef, logRefs, parseRefKey, refKey } from './refs.js';
+import { storageLimits, tooLarge } from '../planning/limits.js';
 
 export interface LogFilter {
   /** Exact mechanism, e.g. "resolve". */
@@ -215,7 +216,8 @@ function addLine(idx: LogIndex, text: string): void {
 function refresh(file: string): LogIndex {
   let fd: number;
   try {
-    fd = fs.openSync(file, 'r');
+    // O_NONBLOCK: a FIFO put in place of the log must be refused, not waited on.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
       const idx = emptyIndex(file, -1);
@@ -226,6 +228,7 @@ function refresh(file: string): LogIndex {
   }
   try {
     const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new HeimdallError('environment', `cannot read ${file}: it is ${st.isDirectory() ? 'a directory' : 'not a regular file'}, expected a file`);
     let idx = indexes.get(file);
     if (idx) {
       const replaced = idx.ino !== st.ino || st.size < idx.consumed || !readRange(fd, 0, idx.head.length).equals(idx.head);
@@ -238,6 +241,8 @@ function refresh(file: string): LogIndex {
     if (idx.head.length < HEAD_BYTES && st.size > idx.head.length) idx.head = readRange(fd, 0, Math.min(HEAD_BYTES, st.size));
     idx.torn = undefined;
     if (st.size > idx.consumed) {
+      // Bounded like every read: what is new since the last visit must fit the read limit.
+      if (st.size - idx.consumed > storageLimits().maxReadBytes) throw tooLarge(file);
       const buf = readRange(fd, idx.consumed, st.size - idx.consumed);
       // 0x0a never occurs inside a multi-byte UTF-8 sequence, so cutting at it is safe.
       const lastNl = buf.lastIndexOf(0x0a);

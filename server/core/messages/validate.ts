@@ -6,6 +6,8 @@ import type { Ctx } from '../context.js';
 import { logAction } from '../log/protocolLog.js';
 import schema from './message-schema.json';
 import { type ValidationResult, compileValidator } from './ajv.js';
+import { isHeimdallError } from '../errors.js';
+import { checkJsonDepth } from '../planning/fsx.js';
 
 export const MESSAGE_SCHEMA: object = schema;
 export const MESSAGE_TYPES = ['task_claim', 'task_result', 'gate_report', 'escalation', 'question', 'checkpoint'] as const;
@@ -25,9 +27,10 @@ export function validateMessage(message: unknown): ValidationResult {
 export function validateMessageText(text: string): ValidationResult & { message?: Record<string, unknown> } {
   let parsed: unknown;
   try {
+    checkJsonDepth(text, 'the message');
     parsed = JSON.parse(text);
   } catch (e) {
-    return { valid: false, errors: [{ path: '/', message: `not valid JSON: ${(e as Error).message}` }] };
+    return { valid: false, errors: [{ path: '/', message: isHeimdallError(e) ? e.message : `not valid JSON: ${(e as Error).message}` }] };
   }
   const r = validateMessage(parsed);
   return r.valid ? { ...r, message: parsed as Record<string, unknown> } : r;

@@ -4,27 +4,34 @@
  */
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { logAction } from '../log/protocolLog.js';
+import { auditEntry } from '../log/protocolLog.js';
 import { checkName, checkValue } from '../planning/ids.js';
-import { isString, readVersionedMap, updateVersionedMap } from '../planning/state.js';
+import { hasKey, isString, readVersionedMap, updateVersionedMap } from '../planning/state.js';
 
 const KEY = 'symbols';
 const EXPECTED = 'string values';
+const keyCheck = (k: string) => checkName('symbol', k);
 
 export function readSymbols(ctx: Ctx): Record<string, string> {
-  return readVersionedMap(ctx.paths.symbols, KEY, isString, EXPECTED);
+  return readVersionedMap(ctx.paths.symbols, KEY, isString, EXPECTED, { keyCheck });
 }
 
 /** Set (or overwrite) a symbol. Returns the previous value, if any. */
 export function setSymbol(ctx: Ctx, id: string, value: string): { previous?: string } {
   checkName('symbol', id);
   checkValue('symbol', value);
-  const previous = updateVersionedMap(ctx.paths.symbols, KEY, isString, EXPECTED, (m) => {
-    const prev = m[id];
-    m[id] = value;
-    return prev;
-  });
-  logAction(ctx, 'resolve', 'set', `${id}=${value}`);
+  const previous = updateVersionedMap(
+    ctx.paths.symbols,
+    KEY,
+    isString,
+    EXPECTED,
+    (m) => {
+      const prev = m[id];
+      m[id] = value;
+      return prev;
+    },
+    { keyCheck, audit: () => auditEntry(ctx, 'resolve', 'set', `${id}=${value}`) },
+  );
   return previous === undefined ? {} : { previous };
 }
 
@@ -34,17 +41,23 @@ export function setSymbols(ctx: Ctx, entries: Record<string, string>): number {
     checkName('symbol', id);
     checkValue('symbol', v);
   }
-  const changed = updateVersionedMap(ctx.paths.symbols, KEY, isString, EXPECTED, (m) => {
-    let n = 0;
-    for (const [id, v] of Object.entries(entries)) {
-      if (m[id] !== v) {
-        m[id] = v;
-        n++;
+  const changed = updateVersionedMap(
+    ctx.paths.symbols,
+    KEY,
+    isString,
+    EXPECTED,
+    (m) => {
+      let n = 0;
+      for (const [id, v] of Object.entries(entries)) {
+        if (m[id] !== v) {
+          m[id] = v;
+          n++;
+        }
       }
-    }
-    return n;
-  });
-  if (changed > 0) logAction(ctx, 'resolve', 'set-many', `${changed} symbols`);
+      return n;
+    },
+    { keyCheck, audit: (n) => (n > 0 ? auditEntry(ctx, 'resolve', 'set-many', `${n} symbols`) : undefined) },
+  );
   return changed;
 }
 
@@ -67,9 +80,15 @@ export function reverseSymbol(ctx: Ctx, value: string): string[] {
 
 export function deleteSymbol(ctx: Ctx, id: string): void {
   checkName('symbol', id);
-  updateVersionedMap(ctx.paths.symbols, KEY, isString, EXPECTED, (m) => {
-    if (!(id in m)) throw new HeimdallError('not_found', `no symbol ${id} in ${ctx.paths.symbols}`);
-    delete m[id];
-  });
-  logAction(ctx, 'resolve', 'delete', id);
+  updateVersionedMap(
+    ctx.paths.symbols,
+    KEY,
+    isString,
+    EXPECTED,
+    (m) => {
+      if (!hasKey(m, id)) throw new HeimdallError('not_found', `no symbol ${id} in ${ctx.paths.symbols}`);
+      delete m[id];
+    },
+    { keyCheck, audit: () => auditEntry(ctx, 'resolve', 'delete', id) },
+  );
 }

@@ -11,6 +11,7 @@ import type { LogProblem, Subscription, WireLog } from './log.js';
 import { Projector, REDUCER_VERSION } from './projector.js';
 import type { ReadModelStore } from './store.js';
 import type { LogRecord } from './types.js';
+import { noteWrite } from '../planning/lock.js';
 
 export interface ListenerOptions {
   /** Records per read and per transaction (default 1000, or HEIMDALL_WIRE_BATCH). */
@@ -131,6 +132,8 @@ export class WireListener {
         const batch = p.takeBatch();
         if (batch.events.length === 0 && batch.offsets.length === 0) return;
         await this.store.commit(batch);
+        // A server must not re-run a call that already changed the read model (planning/lock.ts).
+        noteWrite();
         inBatch = 0;
       };
       for (;;) {
@@ -234,6 +237,7 @@ export async function listenOnce(ctx: Ctx, log: WireLog, store: ReadModelStore, 
 export async function replay(ctx: Ctx, log: WireLog, store: ReadModelStore, opts: ListenerOptions = {}): Promise<CatchUpResult & { seconds: number }> {
   const started = ctx.clock.now();
   await store.reset();
+  noteWrite();
   const r = await new WireListener(ctx, log, store, { batchSize: 5000, ...opts }).catchUp();
   const seconds = (ctx.clock.now() - started) / 1000;
   logAction(ctx, 'wire', 'replay', `read model dropped and rebuilt: ${describeRound(r)} in ${seconds.toFixed(1)} s`);

@@ -5,11 +5,12 @@
  */
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { jsonErrorLocation } from '../planning/fsx.js';
+import { checkJsonDepth, jsonErrorLocation } from '../planning/fsx.js';
 import { logAction } from '../log/protocolLog.js';
 import { formatErrors, validateDraft, wireLimits } from './envelope.js';
 import { type Appended, DEFAULT_TOPIC, type WireLog, checkTopic } from './log.js';
 import type { WireDraft } from './types.js';
+import { noteWrite } from '../planning/lock.js';
 
 export interface EmitOptions {
   /** The log topic; default "main". */
@@ -26,6 +27,7 @@ export function parseWireJson(text: string, source = 'stdin'): unknown {
   if (text.trim() === '') {
     throw new HeimdallError('usage', `no wire on ${source}: give one JSON object, e.g. {"wire":"1.1","stream_id":"task:T1:attempt:1","type":"task.available","sender":"system","payload":{"task_id":"T1"}}`);
   }
+  checkJsonDepth(text, `the wire on ${source}`);
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -57,6 +59,8 @@ export async function emitWire(ctx: Ctx, log: WireLog, body: unknown, opts: Emit
   const topic = checkTopic(opts.topic ?? DEFAULT_TOPIC);
   const { draft, upgraded } = prepareWire(ctx, body);
   const a = await log.append(topic, draft);
+  // Appended: a server must not re-run this call if its log line then waits for a lock (planning/lock.ts).
+  noteWrite();
   logAction(ctx, 'wire', 'emit', `${topic}#${a.sequence_number} ${a.wire.type} ${a.wire.stream_id}#${a.wire.stream_seq} ${a.wire.wire_id}${upgraded ? ' (upgraded from 1.0)' : ''}`);
   return { ...a, upgraded };
 }
@@ -67,6 +71,7 @@ export async function emitWires(ctx: Ctx, log: WireLog, bodies: unknown[], opts:
   const prepared = bodies.map((b) => prepareWire(ctx, b));
   if (prepared.length === 0) return [];
   const appended = await log.appendBatch(topic, prepared.map((p) => p.draft));
+  noteWrite();
   const first = appended[0] as Appended;
   const last = appended[appended.length - 1] as Appended;
   logAction(ctx, 'wire', 'emit', `${topic}#${first.sequence_number}-${last.sequence_number} ${appended.length} wires`);

@@ -11,7 +11,9 @@ import type { WireLog } from '../../core/wire/log.js';
 import type { WireDraft } from '../../core/wire/types.js';
 
 interface Options {
-  mode: 'race' | 'load';
+  /** steps: append `count / rounds` events for each line read on stdin, print "ok" after each (the test drives the rounds). */
+  mode: 'race' | 'load' | 'steps';
+  rounds?: number;
   env: Record<string, string>;
   topic: string;
   /** Epoch ms at which every worker starts appending. */
@@ -34,7 +36,42 @@ const log: WireLog = await runtime.wireLog();
 const wait = opts.startAt - Date.now();
 if (wait > 0) await new Promise((r) => setTimeout(r, wait));
 
-if (opts.mode === 'race') {
+async function appendEvents(from: number, count: number, batch: number, streams: number): Promise<void> {
+  let n = from;
+  while (n < from + count) {
+    const size = Math.min(batch, from + count - n);
+    const drafts: WireDraft[] = [];
+    for (let i = 0; i < size; i++, n++) {
+      const k = n % streams;
+      drafts.push({
+        wire: '1.1',
+        wire_id: `${opts.agent}-${n}`,
+        stream_id: `agent:${opts.agent}-${k}`,
+        type: 'agent.heartbeat',
+        sender: `agent:${opts.agent}-${k}`,
+        ts: new Date().toISOString(),
+        payload: { status: 'working' },
+      } as WireDraft);
+    }
+    if (opts.raw) {
+      if (drafts.length === 1) await log.append(opts.topic, drafts[0] as WireDraft);
+      else await log.appendBatch(opts.topic, drafts);
+    } else if (drafts.length === 1) await emitWire(ctx, log, drafts[0], { topic: opts.topic });
+    else await emitWires(ctx, log, drafts, { topic: opts.topic });
+  }
+}
+
+if (opts.mode === 'steps') {
+  const rounds = Math.max(1, opts.rounds ?? 1);
+  const per = Math.ceil((opts.count ?? 100) / rounds);
+  let round = 0;
+  const { createInterface } = await import('node:readline');
+  for await (const _line of createInterface({ input: process.stdin })) {
+    await appendEvents(round * per, per, Math.max(1, opts.batch ?? 1), Math.max(1, opts.streams ?? 10));
+    round++;
+    process.stdout.write('ok\n');
+  }
+} else if (opts.mode === 'race') {
   const a = await emitWire(
     ctx,
     log,
