@@ -117,6 +117,8 @@ test.describe('plain `next start` is guarded too (the guard is part of the app)'
   test.beforeAll(async () => {
     test.setTimeout(180_000);
     tree = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-e2e-next-')), '.planning');
+    // Only init creates a tree; the demo then runs in place in it (an empty tree).
+    cli(tree, 'heimdall', ['init']);
     cli(tree, 'heimdall-protocol', ['demo']);
     plain = await startExtraStudio(tree, 'next');
     tokened = await startExtraStudio(tree, 'next', { HEIMDALL_STUDIO_TOKEN: TOKEN });
