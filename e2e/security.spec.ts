@@ -47,11 +47,16 @@ test('npm start seeds an empty planning tree with the real demo and prints the U
 });
 
 test('without the token every request is refused', async () => {
-  for (const p of ['/', '/symbols', '/api/trpc/symbols.list', '/api/trpc/live.changes', '/_next/static/chunks/webpack.js']) {
+  for (const p of ['/', '/symbols', '/api/trpc/symbols.list', '/api/trpc/live.changes', '/favicon.ico']) {
     const r = await request(PORT, { path: p });
     expect(r.status, p).toBe(401);
     expect(r.body).toContain('requires its access token');
   }
+  // Next's hashed build assets are the package's public files: served without the guard, and they
+  // carry nothing of the planning tree.
+  const asset = await request(PORT, { path: '/_next/static/chunks/webpack.js' });
+  expect(asset.status).toBe(200);
+  expect(asset.body).not.toContain(planning);
   expect((await request(PORT, { path: '/?token=wrong' })).status).toBe(401);
   expect((await request(PORT, { path: '/', headers: { cookie: `heimdall_studio=${TOKEN}` } })).status).toBe(401);
   const post = await request(PORT, { path: '/api/trpc/symbols.set', method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'X', value: 'y' }) });
