@@ -54,7 +54,10 @@ test('without the token every request is refused', async () => {
   }
   // Next's hashed build assets are the package's public files: served without the guard, and they
   // carry nothing of the planning tree.
-  const asset = await request(PORT, { path: '/_next/static/chunks/webpack.js' });
+  const page = await request(PORT, { path: '/', headers: { authorization: `Bearer ${TOKEN}` } });
+  const script = /\/_next\/static\/[^"'\s]+\.js/.exec(page.body)?.[0];
+  expect(script, 'the page names its scripts').toBeDefined();
+  const asset = await request(PORT, { path: script as string });
   expect(asset.status).toBe(200);
   expect(asset.body).not.toContain(planning);
   expect((await request(PORT, { path: '/?token=wrong' })).status).toBe(401);
