@@ -52,6 +52,7 @@ test('a release needs a reason; with one it is a decision of the operator, and t
   await expect(row.getByRole('alert')).toHaveText('A release needs a reason: it is recorded in decisions.md with the release.');
   await expect(reason).toHaveAttribute('aria-invalid', 'true');
   await reason.fill('   ');
+  await expect(row.getByRole('alert')).toHaveCount(0);
   await row.getByRole('button', { name: 'Release', exact: true }).click();
   await expect(row.getByRole('alert')).toContainText('A release needs a reason');
   expect(claimById(claim.id)?.status).toBe('active');

@@ -83,7 +83,7 @@ export function AgentsView({ initial, focus }: { initial: Settled<AgentList>; fo
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
           <table className="w-full text-sm" data-testid="agents-table">
-            <caption className="sr-only">Agents, most urgent first: heartbeat, current task, claims, last status, messages waiting, and an action to message each</caption>
+            <caption className="sr-only">Agents, most urgent first: heartbeat, current task, claims, last status, and an action to message each with the messages waiting for it</caption>
             <thead>
               <tr className="border-b border-slate-100 text-left text-xs font-medium uppercase tracking-wide text-slate-500">
                 <th scope="col" className="px-3 py-2">Agent</th>
@@ -91,7 +91,6 @@ export function AgentsView({ initial, focus }: { initial: Settled<AgentList>; fo
                 <th scope="col" className="px-3 py-2">Task</th>
                 <th scope="col" className="px-3 py-2">Claims</th>
                 <th scope="col" className="px-3 py-2">Last status</th>
-                <th scope="col" className="px-3 py-2 text-right">Waiting</th>
                 <th scope="col" className="px-3 py-2 text-right">
                   <span className="sr-only">Actions</span>
                 </th>
@@ -221,7 +220,7 @@ function AgentRow({ agent: a, focused, onMessage }: { agent: BoardAgent; focused
           </ul>
         )}
       </td>
-      <td className="min-w-40 px-3 py-2" data-wrap data-testid="agent-claims">
+      <td className="min-w-28 px-3 py-2 [overflow-wrap:anywhere]" data-wrap data-testid="agent-claims">
         {a.claims.length === 0 ? (
           <p className="text-slate-400">none held</p>
         ) : (
@@ -244,16 +243,19 @@ function AgentRow({ agent: a, focused, onMessage }: { agent: BoardAgent; focused
           </Link>
         )}
       </td>
-      <td className="min-w-36 max-w-sm px-3 py-2 text-slate-700" data-wrap>
+      <td className="min-w-28 max-w-sm px-3 py-2 text-slate-700 [overflow-wrap:anywhere]" data-wrap>
         {a.status ?? <span className="text-slate-400">—</span>}
-      </td>
-      <td className="px-3 py-2 text-right tabular-nums" data-testid="agent-pending">
-        {a.pending}
       </td>
       <td className="px-3 py-1.5 text-right">
         <Button size="sm" onClick={(e) => onMessage(e.currentTarget)} aria-label={`Message ${a.address}`} aria-haspopup="dialog">
           Message
         </Button>
+        <p className="whitespace-nowrap text-[11px] text-slate-500" title="Messages queued for its next check-in">
+          <span className="tabular-nums" data-testid="agent-pending">
+            {a.pending}
+          </span>{' '}
+          waiting
+        </p>
       </td>
     </tr>
   );

@@ -101,7 +101,10 @@ export function MessageDialog({ target, operator, onClose, onSent }: { target: M
           <textarea
             ref={text}
             value={body}
-            onChange={(e) => setBody(e.target.value)}
+            onChange={(e) => {
+              setBody(e.target.value);
+              setError(null);
+            }}
             rows={4}
             required
             aria-required="true"

@@ -275,13 +275,13 @@ function ClaimTableRow({ claim: c, now, onReleased, focused, operator }: { claim
         ) : (
           <span className={held && c.status === 'active' ? 'text-slate-800' : undefined}>{timeLeft(c, now)}</span>
         )}
-        <p className="text-[11px] text-slate-500" title={c.created_at}>
+        <p className="hidden text-[11px] text-slate-500 xl:block" title={c.created_at}>
           since {fmtTs(c.created_at)}
         </p>
       </td>
       <td className="px-3 py-1.5 text-right">
         {c.status === 'released' ? (
-          <div className="min-w-56 max-w-sm text-left text-[12px]" data-wrap data-testid="release-info">
+          <div className="min-w-36 max-w-sm text-left text-[12px] [overflow-wrap:anywhere]" data-wrap data-testid="release-info">
             <p>
               by{' '}
               <span className="font-mono text-slate-800" data-testid="released-by">
@@ -316,7 +316,10 @@ function ClaimTableRow({ claim: c, now, onReleased, focused, operator }: { claim
               aria-invalid={error ? 'true' : undefined}
               aria-describedby={error ? `${id}-error` : undefined}
               value={reason}
-              onChange={(e) => setReason(e.target.value)}
+              onChange={(e) => {
+                setReason(e.target.value);
+                setError(null);
+              }}
               onKeyDown={(e) => {
                 if (e.key === 'Escape') setConfirming(false);
               }}
