@@ -7,6 +7,7 @@ export {
   URGENCY,
   /** The board's order: liveness, then the longest silence, then the address. */
   byUrgency,
+  /** A liveness's place in URGENCY: 0 (unresponsive) ... 3 (active). */
   urgencyRank,
   type Urgent,
 } from './urgency.js';
@@ -29,7 +30,9 @@ export {
 export {
   /** Claims under a filter (active, released, expired, all) with both names of the holder and the decision of a release. */
   claimBoard,
+  /** A filter name (active, released, expired, all; default active), or `invalid` naming them. */
   checkClaimFilter,
+  /** The claims page's filters: held now, released, expired, all. */
   CLAIM_FILTERS,
   type ClaimFilter,
   type ClaimBoard,
