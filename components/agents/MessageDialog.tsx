@@ -67,7 +67,7 @@ export function MessageDialog({ target, operator, onClose, onSent }: { target: M
       ref={ref}
       onClose={onClose}
       aria-labelledby={`${id}-title`}
-      className="m-auto w-[32rem] max-w-[calc(100vw-2rem)] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/40"
+      className="m-auto w-[32rem] max-w-[calc(100vw-2rem)] rounded-lg border border-slate-200 bg-white p-0 text-slate-900 shadow-xl backdrop:bg-black/50"
       data-testid="message-dialog"
     >
       <form onSubmit={submit} className="space-y-3 p-4" noValidate>
