@@ -14,6 +14,9 @@ const PAGES: [string, string][] = [
   ['/blackboard', 'blackboard'],
   ['/ledger', 'ledger'],
   ['/claims', 'claims'],
+  ['/claims?status=released', 'claims-released'],
+  ['/claims?status=expired', 'claims-expired'],
+  ['/claims?status=all', 'claims-all'],
   ['/agents', 'agents'],
   ['/streams', 'streams'],
   ['/peers', 'peers'],
@@ -150,4 +153,23 @@ test.describe('screenshots of every page, light and dark', () => {
       await screenshotThemes(page, `page-${name}`);
     });
   }
+
+  test('agents: the message dialog', async ({ page }) => {
+    await open(page, '/agents');
+    await page.getByRole('button', { name: 'Message fresco.1@core' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Message fresco.1@core' });
+    await dialog.getByLabel('Message').fill('Hold writes to src/matching/ until the diff lands');
+    await screenshotThemes(page, 'page-agents-message');
+    // Still open after both themes: the screenshots show the dialog, not the page behind it.
+    await expect(dialog).toBeVisible();
+  });
+
+  test('claims: a release asking for its reason', async ({ page }) => {
+    await open(page, '/claims');
+    const row = page.locator('tr[data-status="active"]').first();
+    await row.getByRole('button', { name: /^Release / }).click();
+    await row.getByRole('button', { name: 'Release', exact: true }).click();
+    await expect(row.getByRole('alert')).toContainText('A release needs a reason');
+    await screenshotThemes(page, 'page-claims-release-reason');
+  });
 });

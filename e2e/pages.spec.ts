@@ -89,10 +89,11 @@ test.describe('each page renders real data', () => {
   });
 
   test('claims: holder, status, surfaces and time left', async ({ page }) => {
-    const list = cliJson<{ claims: { haid: string; status: string; surfaces: string[]; task: string }[] }>(planning, 'heimdall-claim', ['list']);
-    await open(page, '/claims');
+    const list = cliJson<{ claims: { id: string; haid: string; status: string; surfaces: string[]; task: string }[] }>(planning, 'heimdall-claim', ['list']);
+    // Every claim the CLI lists, held or recently expired: the page's "all" filter.
+    await open(page, '/claims?status=all');
     for (const c of list.claims) {
-      const row = page.locator(`tr[data-claim="${c.haid}"]`);
+      const row = page.locator(`tr[data-claim-id="${c.id}"]`);
       await expect(row).toContainText(c.status);
       await expect(row).toContainText(c.surfaces.join(''));
       await expect(row).toContainText(c.task);
@@ -104,12 +105,12 @@ test.describe('each page renders real data', () => {
   });
 
   test('agents: heartbeat status, tier, last status line and check-in', async ({ page }) => {
-    const status = cliJson<{ agents: { address: string; tier: string; status: string }[] }>(planning, 'heimdall', ['herd', 'status']);
+    const status = cliJson<{ agents: { address: string; tier: string; status: string | null }[] }>(planning, 'heimdall', ['herd', 'status']);
     await open(page, '/agents');
     for (const a of status.agents) {
       const row = page.locator(`tr[data-agent="${a.address}"]`);
       await expect(row).toContainText(a.tier);
-      await expect(row).toContainText(a.status);
+      await expect(row).toContainText(a.status ?? '—');
     }
     const expected: Record<number, string> = { 30: 'active', 200: 'deep work', 400: 'stale', 700: 'unresponsive' };
     for (const a of AGENTS) await expect(page.locator(`tr[data-agent="${a.address}"] [data-liveness]`)).toHaveText(expected[a.ageS] as string);

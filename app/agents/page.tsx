@@ -17,8 +17,9 @@ export default async function AgentsPage({ searchParams }: { searchParams: Promi
         title="Agents"
         description={
           <>
-            Every agent the herd knows (<Code>herd/</Code>), by the age of its last check-in: active under 2 min, deep work to 5 min, stale to 10 min,
-            then unresponsive.
+            Every agent the herd knows (<Code>herd/</Code>), most urgent first: unresponsive (no check-in for over 10 min, or never), stale (5 to 10
+            min), deep work (2 to 5 min), active; then the longest silence first. Each row joins the agent&apos;s two names (herd address and HAID), its
+            claims and its tasks.
           </>
         }
       />

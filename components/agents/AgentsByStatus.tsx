@@ -1,15 +1,16 @@
 'use client';
 import Link from 'next/link';
-import { Card } from '@/components/ui/Card';
 import { Code } from '@/components/ui/Notice';
 import { cx } from '@/components/ui/cx';
-import type { AgentList } from './AgentsView';
-import { LIVENESS, LIVENESS_ORDER, LivenessBadge } from './Liveness';
+import type { AgentList } from '@/components/trpc/types';
+import { LIVENESS, LIVENESS_ORDER, LivenessBadge, silence } from './Liveness';
 
-/** The overview's agents card: how many in each heartbeat status, and who needs a look. */
+/** How many agents the overview lists, most urgent first (the agents page has them all). */
+const SHOWN = 6;
+
+/** The overview's agents card: how many in each heartbeat status, and the agents in the board's urgency order. */
 export function AgentsByStatus({ data }: { data: AgentList | undefined }) {
   const agents = data?.agents ?? [];
-  const attention = agents.filter((a) => a.heartbeat === 'stale' || a.heartbeat === 'unresponsive');
   return (
     <section aria-labelledby="agents-status-title" className="rounded-lg border border-slate-200 bg-white shadow-sm">
       <header className="flex items-start justify-between gap-3 border-b border-slate-100 px-4 py-3">
@@ -17,9 +18,9 @@ export function AgentsByStatus({ data }: { data: AgentList | undefined }) {
           <h2 id="agents-status-title" className="text-sm font-semibold text-slate-800">
             Agents by status
           </h2>
-          <p className="mt-0.5 text-xs text-slate-500">By the age of each agent&apos;s last check-in</p>
+          <p className="mt-0.5 text-xs text-slate-500">Most urgent first: unresponsive, stale, deep work, active; then the longest silence</p>
         </div>
-        <Link href="/agents" className="text-xs font-medium text-indigo-600 hover:text-indigo-800">
+        <Link href="/agents" className="whitespace-nowrap text-xs font-medium text-indigo-600 hover:text-indigo-800">
           All agents →
         </Link>
       </header>
@@ -46,16 +47,24 @@ export function AgentsByStatus({ data }: { data: AgentList | undefined }) {
                 );
               })}
             </ul>
-            {attention.length > 0 && (
-              <ul className="mt-3 space-y-1 text-sm">
-                {attention.slice(0, 5).map((a) => (
-                  <li key={a.address} className="flex items-center gap-2">
-                    <LivenessBadge status={a.heartbeat} />
-                    <span className="font-mono text-[12px] text-slate-800">{a.address}</span>
-                    <span className="truncate text-xs text-slate-500">{a.status}</span>
-                  </li>
-                ))}
-              </ul>
+            <ol className="mt-3 space-y-1 text-sm" data-testid="overview-agent-list" aria-label="Agents, most urgent first">
+              {agents.slice(0, SHOWN).map((a) => (
+                <li key={a.address} className="grid grid-cols-[6.5rem_minmax(0,auto)_minmax(0,1fr)] items-baseline gap-2" data-agent={a.address}>
+                  <LivenessBadge status={a.heartbeat} />
+                  <Link href={`/agents?agent=${encodeURIComponent(a.address)}`} className="truncate font-mono text-[12px] text-slate-800 hover:underline">
+                    {a.address}
+                  </Link>
+                  <span className="truncate text-xs text-slate-500">
+                    {silence(a)}
+                    {a.current_task ? ` · ${a.current_task.id}` : ''}
+                  </span>
+                </li>
+              ))}
+            </ol>
+            {agents.length > SHOWN && (
+              <p className="mt-2 text-xs text-slate-500">
+                and {agents.length - SHOWN} more on <Link href="/agents" className="font-medium text-indigo-600 hover:text-indigo-800">the agents page</Link>
+              </p>
             )}
           </>
         )}

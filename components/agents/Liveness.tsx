@@ -1,5 +1,6 @@
 import { cx } from '@/components/ui/cx';
 import type { HeartbeatStatus } from '@/components/trpc/types';
+import { fmtAge } from '@/components/ui/format';
 
 export const LIVENESS: Record<HeartbeatStatus, { label: string; dot: string; text: string; hint: string }> = {
   active: { label: 'active', dot: 'bg-emerald-500', text: 'text-emerald-700', hint: 'heartbeat under 2 min old' },
@@ -19,4 +20,9 @@ export function LivenessBadge({ status }: { status: HeartbeatStatus }) {
       {l.label}
     </span>
   );
+}
+
+/** The time since the last check-in, in words. */
+export function silence(a: { seconds_since_checkin: number | null }): string {
+  return a.seconds_since_checkin === null ? 'never checked in' : `${fmtAge(a.seconds_since_checkin * 1000)} ago`;
 }

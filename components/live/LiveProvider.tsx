@@ -44,7 +44,8 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       capsules: [trpc.capsules.pathKey()],
       ledger: [trpc.ledger.pathKey()],
       team: [trpc.claims.pathKey(), trpc.agents.pathKey()],
-      wire: [trpc.streams.pathKey(), trpc.peers.pathKey()],
+      // The agents board shows each agent's wire tasks.
+      wire: [trpc.streams.pathKey(), trpc.peers.pathKey(), trpc.agents.pathKey()],
     }),
     [trpc],
   );

@@ -94,5 +94,7 @@ export type { AgentView as HerdAgentView } from './herd/index.js';
 export { readCapsuleGraph, type CapsuleNode } from './capsules/graph.js';
 export { releaseClaimAsDecision } from './decisions/release.js';
 export { wireOverview, readStreamEvents, MAX_STREAM_EVENTS, type WireOverview, type StreamRow } from './wire/overview.js';
+/** Boards a lead acts on: agents by urgency with their claims and tasks; claims with their history and decisions. */
+export * from './board/index.js';
 /** `heimdall setup <client>`: the MCP server registered in each agent client's own config, plus the AGENTS.md / CLAUDE.md section. */
 export * from './setup/index.js';

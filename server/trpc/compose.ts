@@ -3,6 +3,7 @@
  * composition root (opened once per process) and its one-at-a-time access to them, because two
  * catch-ups or replays in one process would race on the stored offsets. Every answer is one core call.
  */
+import { type AgentBoard, agentBoard as board, readWireTasks } from '../core/board/index.js';
 import { readCapsuleGraph, type CapsuleNode } from '../core/capsules/graph.js';
 import type { Ctx } from '../core/context.js';
 import { releaseClaimAsDecision as releaseAsDecision } from '../core/decisions/release.js';
@@ -15,8 +16,8 @@ import { STUDIO_CLIENT, getRuntime } from './context.js';
 
 export { readCapsuleGraph, MAX_STREAM_EVENTS, STUDIO_CLIENT, type CapsuleNode, type StreamRow, type WireOverview };
 
-/** Release one claim (`id`) or all of a holder's claims on its behalf, recorded as a decision of Studio's operator. */
-export function releaseClaimAsDecision(ctx: Ctx, target: { haid?: string; id?: string }, reason: string | undefined) {
+/** Release one claim (`id`) or all of a holder's claims on its behalf, recorded as a decision of Studio's operator; the core refuses it without a reason. */
+export function releaseClaimAsDecision(ctx: Ctx, target: { haid?: string; id?: string }, reason: string) {
   // The caller is who the composition root says: Studio's context carries its operator as the actor.
   const by = ctx.actor ?? spawnHaid(ctx, STUDIO_CLIENT);
   return releaseAsDecision(ctx, { ...target, by, reason });
@@ -34,6 +35,11 @@ function runtimeFor(ctx: Ctx): Runtime {
     others.set(ctx.root, r);
   }
   return r;
+}
+
+/** The agents board, with the wire's tasks read from this process's read model (one reader at a time). */
+export function agentBoard(ctx: Ctx): Promise<AgentBoard> {
+  return board(ctx, () => runtimeFor(ctx).exclusive(({ log, store }) => readWireTasks(ctx, log, store)));
 }
 
 export function wireOverview(ctx: Ctx): Promise<WireOverview> {

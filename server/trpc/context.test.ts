@@ -47,5 +47,32 @@ describe('the tRPC context', () => {
     expect((await api.claims.list()).claims.map((c) => c.id)).toEqual([b.id]);
     const decision = (await api.claims.decisions()).at(-1);
     expect(decision).toMatchObject({ haid: `${root}/studio`, title: `Released the claim of ${root}/claude-code.s1` });
+
+    // A release needs a reason at the input, before the core is asked; nothing is released.
+    for (const input of [{ id: b.id }, { id: b.id, reason: '  ' }]) {
+      await expect(api.claims.release(input as { id: string; reason: string })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    }
+    expect((await api.claims.board({ filter: 'active' })).claims.map((c) => c.id)).toEqual([b.id]);
+    const released = (await api.claims.board({ filter: 'released' })).claims;
+    expect(released.map((c) => [c.id, c.released_by, c.released_by_address, c.decision && 'title' in c.decision ? c.decision.id : null])).toEqual([[a.id, `${root}/studio`, 'studio.operator@team', decision?.id]]);
+  });
+
+  it('sends messages as the operator: the input takes no sender, and the recipient sees studio.operator@team', async () => {
+    const { createContext } = await import('./context.js');
+    const { appRouter } = await import('./root.js');
+    const { createCallerFactory } = await import('./trpc.js');
+    const { checkin, peekInbox } = await import('../core/herd/checkin.js');
+    const api = createCallerFactory(appRouter)(createContext());
+    const ctx = makeCtx(planning);
+    await checkin(ctx, { as: 'fresco.1@core', status: 'waiting' });
+    const forged = { from: 'steve.1@core', to: 'fresco.1@core', type: 'directive', body: 'stop' } as unknown as Parameters<typeof api.agents.send>[0];
+    await expect(api.agents.send(forged)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    expect(peekInbox(ctx, 'fresco.1@core').messages).toEqual([]);
+    const r = await api.agents.send({ to: 'fresco.1@core', type: 'directive', body: 'hold src/matching/' });
+    expect(r.from).toBe('studio.operator@team');
+    expect(peekInbox(ctx, 'fresco.1@core').messages).toEqual([expect.objectContaining({ from: 'studio.operator@team', type: 'directive' })]);
+    const board = await api.agents.list();
+    expect(board.operator).toEqual({ haid: `${rootHaid(ctx)}/studio`, address: 'studio.operator@team', tier: 'Leader', sends: ['directive', 'inform', 'flag'] });
+    expect(board.agents.map((a) => [a.address, a.pending])).toEqual([['fresco.1@core', 1]]);
   });
 });

@@ -6,11 +6,12 @@
  * the one error mapping turns it into a message the page shows.
  */
 import type { Ctx } from '../core/context.js';
+import { OPERATOR_CLIENT } from '../core/identity/agent.js';
 import { spawnHaid } from '../core/identity/registry.js';
 import { type Runtime, createRuntime } from '../runtime.js';
 
 /** The client segment of the HAID Studio acts as: `{root}/studio`. */
-export const STUDIO_CLIENT = 'studio';
+export const STUDIO_CLIENT = OPERATOR_CLIENT;
 
 export interface TrpcContext {
   core: Ctx;

@@ -235,6 +235,7 @@ describe('a hand-edited claims.json', () => {
     ['bad glob', (a) => JSON.stringify({ version: '2.0.0', claims: { [a]: { surfaces: ['/abs'], task: 'T', task_ref: 'x', created_at: '2026-06-11T12:00:00Z', expires_at: '2026-06-11T13:00:00Z' } } }), /surfaces: invalid surface "\/abs"/],
     ['empty surfaces', (a) => JSON.stringify({ version: '2.0.0', claims: { [a]: { surfaces: [], task: 'T', task_ref: 'x', created_at: '2026-06-11T12:00:00Z', expires_at: '2026-06-11T13:00:00Z' } } }), /surfaces must be a non-empty array/],
     ['bad expiry', (a) => JSON.stringify({ version: '2.0.0', claims: { [a]: { surfaces: ['x'], task: 'T', task_ref: 'x', created_at: '2026-06-11T12:00:00Z', expires_at: 'tomorrow' } } }), /expires_at must be an ISO-8601 time, got "tomorrow"/],
+    ['bad decision id', (a) => JSON.stringify({ version: '2.0.0', claims: { 'c-1': { haid: a, surfaces: ['x'], task: 'T', task_ref: 'x', created_at: '2026-06-11T12:00:00Z', expires_at: '2026-06-11T13:00:00Z', status: 'released', decision: '../x' } } }), /decision must be a decision id such as "D-0007", got "..\/x"/],
     ['missing task', (a) => JSON.stringify({ version: '2.0.0', claims: { [a]: { surfaces: ['x'], task_ref: 'x', created_at: '2026-06-11T12:00:00Z', expires_at: '2026-06-11T13:00:00Z' } } }), /task must be a non-empty string/],
   ];
   for (const [name, content, re] of broken) {
@@ -320,6 +321,17 @@ describe('releaseClaim', () => {
     const c = makeClaim(ctx, { haid: a, surfaces: ['src/**'], task: 'A' }).claim;
     const r = releaseClaim(ctx, { by: `${root}/studio`, id: c.id, override: true, reason: 'agent went silent' });
     expect(r.released).toMatchObject([{ id: c.id, was: 'active', released_by: `${root}/studio`, reason: 'agent went silent' }]);
+  });
+
+  it('a release can carry the decision that records it (Studio); anything but a decision id is refused and nothing is released', () => {
+    const { ctx, a, root } = setup();
+    const c = makeClaim(ctx, { haid: a, surfaces: ['src/**'], task: 'A' }).claim;
+    const e = thrown(() => releaseClaim(ctx, { by: `${root}/studio`, id: c.id, override: true, reason: 'x', decision: 'D-1' }));
+    expect(e.code).toBe('invalid');
+    expect(readClaims(ctx).get(c.id)?.status).toBe('active');
+    releaseClaim(ctx, { by: `${root}/studio`, id: c.id, override: true, reason: 'x', decision: 'D-0042' });
+    expect(readClaims(ctx).get(c.id)).toMatchObject({ status: 'released', decision: 'D-0042' });
+    expect(tailLog(ctx).entries.at(-1)?.detail).toMatch(/ decision=D-0042$/);
   });
 
   it('reads a 1.x claims.json (one claim per HAID) and rewrites it in the new shape at the next write', () => {

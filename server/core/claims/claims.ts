@@ -46,6 +46,9 @@ export const EXPIRED_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Released and expired claims kept in claims.json; the oldest beyond this are dropped on a write. */
 export const MAX_FINISHED = 1000;
 
+/** A decision id in decisions.md (`D-0007`), as a released claim links to it. */
+export const DECISION_ID = /^D-\d{4,}$/;
+
 /** A claim id: `c-` and a lowercase token (the id port's output). */
 export const CLAIM_ID = /^c-[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -67,6 +70,8 @@ export interface Claim {
   /** The HAID that released it (the holder, or another agent once it stopped blocking, or an operator). */
   released_by?: string;
   reason?: string;
+  /** The decisions.md entry that records this release, when it was made as a decision (Studio). */
+  decision?: string;
 }
 
 /** `retired`: the holder was retired, so the claim no longer blocks anyone. */
@@ -186,6 +191,7 @@ export function readClaims(ctx: Ctx): Map<string, Claim> {
       }
     }
     if (r.reason !== undefined && typeof r.reason !== 'string') bad(`${at}.reason must be a string`);
+    if (r.decision !== undefined && (typeof r.decision !== 'string' || !DECISION_ID.test(r.decision))) bad(`${at}.decision must be a decision id such as "D-0007", got ${JSON.stringify(r.decision)}`);
     const id = legacy ? legacyId(haid as string, r.created_at as string) : key;
     out.set(id, {
       id,
@@ -199,6 +205,7 @@ export function readClaims(ctx: Ctx): Map<string, Claim> {
       ...(r.released_at !== undefined ? { released_at: r.released_at as string } : {}),
       ...(r.released_by !== undefined ? { released_by: r.released_by as string } : {}),
       ...(r.reason !== undefined ? { reason: r.reason as string } : {}),
+      ...(r.decision !== undefined ? { decision: r.decision as string } : {}),
     });
   }
   return out;
@@ -388,6 +395,8 @@ export interface ReleaseRequest {
   haid?: string;
   /** Why (recorded with the claim). */
   reason?: string;
+  /** The decisions.md entry recording this release (releaseClaimAsDecision), kept with the claim. */
+  decision?: string;
   /**
    * Release another agent's claims even while they block: an operator acting for the team (Studio,
    * which records the release as a decision). Without it, another agent's claim can be released only
@@ -412,6 +421,7 @@ export function releaseClaim(ctx: Ctx, req: ReleaseRequest): { released: Release
   const whose = req.haid === undefined ? undefined : checkTreeHaid(ctx, req.haid, 'holder');
   const id = req.id === undefined ? undefined : checkClaimId(req.id);
   const reason = req.reason === undefined || req.reason.trim() === '' ? undefined : checkValue('reason', req.reason.trim(), MAX_REASON_LENGTH);
+  if (req.decision !== undefined && !DECISION_ID.test(req.decision)) throw new HeimdallError('invalid', `decision must be a decision id such as D-0007, got ${JSON.stringify(req.decision)}`);
   const retired = retiredSet(ctx);
   const root = readRegistry(ctx).root;
   const released = withLock(claimsFile(ctx), () => {
@@ -442,14 +452,14 @@ export function releaseClaim(ctx: Ctx, req: ReleaseRequest): { released: Release
     const out: ReleasedClaim[] = [];
     for (const c of chosen) {
       const was = statusOf(c, now, retired);
-      const r: Claim = { ...c, status: 'released', released_at: at, released_by: by, ...(reason ? { reason } : {}) };
+      const r: Claim = { ...c, status: 'released', released_at: at, released_by: by, ...(reason ? { reason } : {}), ...(req.decision ? { decision: req.decision } : {}) };
       claims.set(c.id, r);
       out.push({ ...view(r, 'released', root), was });
     }
     writeClaims(ctx, claims, now, () =>
       auditEntries(
         ctx,
-        out.map((r) => ['claim', 'release', `${r.haid} ${r.id} ${r.surfaces.join(',')}${by !== r.haid ? ` by=${by}` : ''} (${r.was})${reason ? ` reason=${JSON.stringify(reason)}` : ''}`]),
+        out.map((r) => ['claim', 'release', `${r.haid} ${r.id} ${r.surfaces.join(',')}${by !== r.haid ? ` by=${by}` : ''} (${r.was})${reason ? ` reason=${JSON.stringify(reason)}` : ''}${req.decision ? ` decision=${req.decision}` : ''}`]),
       ),
     );
     return out;

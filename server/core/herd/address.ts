@@ -24,6 +24,13 @@ export const AGENT_NAME_RE = new RegExp(`^${NAME}$`);
  */
 export const DEFAULT_TEAM_NAME = 'team';
 
+/**
+ * The operator's herd address: a person acting for the team through Studio, whose HAID is
+ * `{root}/studio` (identity/agent.ts maps one to the other). It is a Leader unless team.json says
+ * otherwise (team.ts), so a lead can send directives from the dashboard.
+ */
+export const OPERATOR_ADDRESS = `studio.operator@${DEFAULT_TEAM_NAME}`;
+
 export interface AgentAddress {
   kind: 'agent';
   /** The agent's name (`mason`): tiers are configured per name. */

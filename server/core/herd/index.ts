@@ -3,7 +3,7 @@
  * write path `send`, addressing and tiers. State under `.planning/herd/`.
  */
 /** Addresses: name.instance@team, @anyone, @everyone. */
-export { parseAddress, parseAgentAddress, parseSessionName, isAgentAddress, ADDRESS_FORMS, DEFAULT_TEAM_NAME, type Address, type AgentAddress } from './address.js';
+export { parseAddress, parseAgentAddress, parseSessionName, isAgentAddress, ADDRESS_FORMS, DEFAULT_TEAM_NAME, OPERATOR_ADDRESS, type Address, type AgentAddress } from './address.js';
 /** Tiers and agents from .planning/herd/team.json, with the seed's table as defaults. */
 export { readTeam, writeDefaultTeam, mergeTeam, tierOf, teamFile, DEFAULT_TEAM, HERD_MESSAGE_TYPES, type TeamConfig, type TierConfig, type HerdMessageType, type Visibility } from './team.js';
 /** Check in, send, peek at the inbox, list agents (the Studio agents page). */

@@ -14,6 +14,11 @@ describe('herd tiers and team.json', () => {
     expect(tierOf(team, addr('scribe.1@core'))).toMatchObject({ name: 'Senior', context_budget: 300 });
     expect(tierOf(team, addr('mason.7@core'))).toMatchObject({ name: 'Execution', context_budget: 200, visibility: 'direct' });
     expect(tierOf(team, addr('rook.1@core'))).toMatchObject({ name: 'Mechanical', context_budget: 0, receives: ['directive'] });
+    // Studio's operator leads by default; the team file may place it elsewhere by address or name.
+    expect(tierOf(team, addr('studio.operator@team')).name).toBe('Leader');
+    expect(tierOf(team, addr('studio.2@team')).name).toBe('Execution');
+    expect(tierOf(mergeTeam({ version: '2.0.0', agents: { studio: 'Senior' } }), addr('studio.operator@team')).name).toBe('Senior');
+    expect(tierOf(mergeTeam({ version: '2.0.0', default_tier: 'Mechanical' }), addr('studio.operator@team')).name).toBe('Leader');
     expect(tierOf(team, addr('newcomer.1@core')).name).toBe('Execution');
   });
 

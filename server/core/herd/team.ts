@@ -14,7 +14,8 @@
  *    "agents": {"steve": "Leader", "mason.2@core": "Senior"}, replaces the default agent table
  *    "members": ["rook.1@core"]}                              known before their first check-in
  *
- * An agent's tier comes from its full address in `agents`, else its name, else `default_tier`.
+ * An agent's tier comes from its full address in `agents`, else its name, else `default_tier`; the
+ * operator (Studio's `studio.operator@team`, see address.ts) defaults to Leader instead.
  * A hand-edited file that breaks these rules is refused with the field, what was expected and an
  * example; nothing ever rewrites it except `writeDefaultTeam` when it does not exist.
  */
@@ -23,7 +24,7 @@ import { HeimdallError } from '../errors.js';
 import { atomicWrite, fileExists, readJsonFile, withLock } from '../planning/fsx.js';
 import { dataMap, toDataMap } from '../planning/state.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
-import { type AgentAddress, isAgentAddress } from './address.js';
+import { type AgentAddress, OPERATOR_ADDRESS, isAgentAddress } from './address.js';
 
 export const HERD_MESSAGE_TYPES = ['directive', 'inform', 'flag'] as const;
 export type HerdMessageType = (typeof HERD_MESSAGE_TYPES)[number];
@@ -202,7 +203,8 @@ export interface ResolvedTier extends TierConfig {
 
 /** An agent's tier: its address in `agents`, else its name, else the default tier. */
 export function tierOf(team: TeamConfig, who: AgentAddress): ResolvedTier {
-  const name = team.agents[who.text] ?? team.agents[who.name] ?? team.default_tier;
+  // The operator leads unless the team file places it (by address or as "studio") elsewhere.
+  const name = team.agents[who.text] ?? team.agents[who.name] ?? (who.text === OPERATOR_ADDRESS && team.tiers.Leader ? 'Leader' : team.default_tier);
   const t = team.tiers[name] as TierConfig;
   return { name, ...t };
 }

@@ -17,7 +17,17 @@ describe('one identity, two names', () => {
     expect(addressOfHaid(R, haid)).toBe(address);
   });
 
-  it.each([`${R}/cli`, `${R}/studio`, `${R}/cursor/w2`, `${R}/team/x.1`, `${R}/a/b/c.1`, 'h-other0000/x.1', R])('%s names no agent session: no address', (haid) => {
+  it("the operator, Studio's {root}/studio, is studio.operator@team both ways; {root}/studio.operator is reserved", () => {
+    expect(addressOfHaid(R, `${R}/studio`)).toBe('studio.operator@team');
+    expect(haidOfAddress(R, parseAgentAddress('studio.operator@team'))).toBe(`${R}/studio`);
+    expect(addressOfHaid(R, `${R}/studio.operator`)).toBeNull();
+    expect(parseAgentRef(R, 'studio.operator', 'x')).toEqual({ haid: `${R}/studio`, address: 'studio.operator@team', role: 'studio' });
+    expect(parseAgentRef(R, `${R}/studio`, 'x')).toEqual({ haid: `${R}/studio`, address: 'studio.operator@team', role: 'studio' });
+    // Other sessions of a Studio-named agent keep the ordinary mapping.
+    expect(addressOfHaid(R, `${R}/studio.2`)).toBe('studio.2@team');
+  });
+
+  it.each([`${R}/cli`, `${R}/studio.operator`, `${R}/cursor/w2`, `${R}/team/x.1`, `${R}/a/b/c.1`, 'h-other0000/x.1', R])('%s names no agent session: no address', (haid) => {
     expect(addressOfHaid(R, haid)).toBeNull();
   });
 

@@ -7,14 +7,17 @@
  *   name.instance@team   <->  {root}/name.instance          (the default team, DEFAULT_TEAM_NAME)
  *   name.instance@core   <->  {root}/core/name.instance     (any other team is a segment)
  *
- * HAIDs of another shape (`{root}/cli`, `{root}/studio`, `{root}/cursor/w2`) name a client or a
- * process rather than an agent session and have no herd address.
+ * HAIDs of another shape (`{root}/cli`, `{root}/cursor/w2`) name a client or a process rather than an
+ * agent session and have no herd address. One client is a person: Studio's operator, `{root}/studio`,
+ * is `studio.operator@team` (OPERATOR_ADDRESS), so the messages a lead sends from the dashboard carry
+ * a sender an agent can name; `{root}/studio.operator` is reserved (it has no address) so the mapping
+ * stays one to one.
  *
  * Pure but for `rootOf` (which reads haids.json without ever writing it).
  */
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { type AgentAddress, DEFAULT_TEAM_NAME, isAgentAddress, parseAgentAddress, parseSessionName } from '../herd/address.js';
+import { type AgentAddress, DEFAULT_TEAM_NAME, OPERATOR_ADDRESS, isAgentAddress, parseAgentAddress, parseSessionName } from '../herd/address.js';
 import { HAID_SEGMENT, checkHaid, clientSlug, haidSegments, isInTree, roleOf } from './haid.js';
 
 export interface AgentIdentity {
@@ -26,10 +29,21 @@ export interface AgentIdentity {
 }
 
 const SESSION_SEGMENT = /^[a-z][a-z0-9_-]{0,31}\.[a-z0-9][a-z0-9_-]{0,15}$/;
+
+/** The client segment of the operator's HAID, `{root}/studio`: the person acting through Studio. */
+export const OPERATOR_CLIENT = 'studio';
+/** The session segment the operator's address would otherwise map to; reserved, so no agent takes it. */
+const OPERATOR_SESSION = OPERATOR_ADDRESS.slice(0, OPERATOR_ADDRESS.indexOf('@'));
+
+/** The operator's HAID in the tree whose root is `root`. */
+export function operatorHaid(root: string): string {
+  return `${root}/${OPERATOR_CLIENT}`;
+}
 const TEAM_SEGMENT = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /** `mason.1@core` -> `{root}/core/mason.1`; `claude-code.2@team` -> `{root}/claude-code.2`. */
 export function haidOfAddress(root: string, address: AgentAddress): string {
+  if (address.text === OPERATOR_ADDRESS) return operatorHaid(root);
   const session = `${address.name}.${address.instance}`;
   return address.team === DEFAULT_TEAM_NAME ? `${root}/${session}` : `${root}/${address.team}/${session}`;
 }
@@ -37,7 +51,9 @@ export function haidOfAddress(root: string, address: AgentAddress): string {
 /** The herd address of a HAID of this root, or null when it names no agent session. */
 export function addressOfHaid(root: string, haid: string): string | null {
   if (!haid.startsWith(`${root}/`)) return null;
+  if (haid === operatorHaid(root)) return OPERATOR_ADDRESS;
   const rest = haidSegments(haid).slice(1);
+  if (rest.length === 1 && rest[0] === OPERATOR_SESSION) return null;
   if (rest.length === 1 && SESSION_SEGMENT.test(rest[0] as string)) return `${rest[0]}@${DEFAULT_TEAM_NAME}`;
   // `{root}/team/x.1` is not canonical (`x.1@team` is `{root}/x.1`), so it has no address.
   if (rest.length === 2 && TEAM_SEGMENT.test(rest[0] as string) && rest[0] !== DEFAULT_TEAM_NAME && SESSION_SEGMENT.test(rest[1] as string)) {

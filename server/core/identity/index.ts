@@ -28,6 +28,9 @@ export {
   /** A clientInfo.name ("cursor-vscode", "Visual Studio Code") as an agent name (`cursor`, `vscode`). */
   clientAgentName,
   isAddressLike,
+  /** The operator's HAID, `{root}/studio`: the person acting through Studio (herd address OPERATOR_ADDRESS). */
+  operatorHaid,
+  OPERATOR_CLIENT,
   type AgentIdentity,
 } from './agent.js';
 export {

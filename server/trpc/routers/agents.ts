@@ -1,12 +1,17 @@
 import { z } from 'zod';
-import { listAgents, send } from '../../core/herd/index.js';
+import { HERD_MESSAGE_TYPES, send } from '../../core/herd/index.js';
+import { agentBoard } from '../compose.js';
 import { procedure, router } from '../trpc.js';
 
 export const agentsRouter = router({
-  /** Every known agent with tier, last status line, last check-in and heartbeat status. */
-  list: procedure.query(({ ctx }) => listAgents(ctx.core)),
-  /** Queue a directive, inform or flag (`heimdall herd send`); the core checks addresses and tiers. */
+  /** Every agent the herd knows, most urgent first, with its claims, wire tasks and current task; and the operator Studio acts as. */
+  list: procedure.query(({ ctx }) => agentBoard(ctx.core)),
+  /**
+   * Queue a directive, inform or flag from Studio's operator (`{root}/studio`, herd address
+   * `studio.operator@team`): the sender is who Studio is, never a field of the request, so the input
+   * is strict and a `from` is refused. The core checks the recipient and the tiers.
+   */
   send: procedure
-    .input(z.object({ from: z.string().max(200), to: z.string().max(200), type: z.string().max(40), body: z.string().max(20_000) }))
-    .mutation(({ ctx, input }) => send(ctx.core, input)),
+    .input(z.strictObject({ to: z.string().max(200), type: z.enum(HERD_MESSAGE_TYPES), body: z.string().max(20_000) }))
+    .mutation(({ ctx, input }) => send(ctx.core, { from: ctx.core.actor ?? '', ...input })),
 });
