@@ -41,3 +41,12 @@ export async function stagedPaths(cwd: string, env: Record<string, string | unde
   const out = await git(['diff', '--cached', '--name-only', '--no-renames', '-z'], top, env);
   return { top, paths: out.split('\0').filter((p) => p !== '') };
 }
+
+/** The top of the working tree that holds `cwd` (where git runs hooks from). */
+export async function gitTopLevel(cwd: string, env: Record<string, string | undefined>): Promise<string> {
+  try {
+    return (await git(['rev-parse', '--show-toplevel'], cwd, env)).trim();
+  } catch (e) {
+    throw new HeimdallError('environment', `--git-hook needs a git repository at ${cwd}: ${(e as Error).message}`);
+  }
+}

@@ -75,17 +75,22 @@ function whoIsWriting(ctx: Ctx, env: Env): { lookup: CallerLookup; problem?: str
   }
 }
 
-function describeWriter(w: { lookup: CallerLookup; problem?: string }, sessionWord: string): string {
+function describeWriter(w: { lookup: CallerLookup; problem?: string }, context: 'edit' | 'commit'): string {
   const { lookup } = w;
+  const session = context === 'edit' ? "this Claude Code session's session_id" : `$${lookup.via ?? 'CLAUDE_CODE_SESSION_ID'}`;
   if (lookup.identity) {
     const id = lookup.identity;
     const name = id.address ? `${id.haid} (${id.address})` : id.haid;
-    const how = lookup.source === 'session' ? sessionWord : `$${lookup.source}`;
-    return `You are ${name}, named by ${how}.`;
+    return `You are ${name}, named by ${lookup.source === 'session' ? session : `$${lookup.source}`}.`;
   }
-  if (w.problem) return `Heimdall could not tell which agent you are (${w.problem}), so every active claim counts as another agent's.`;
-  if (lookup.unbound) return `This session (${sessionWord}) has no Heimdall identity yet: it holds no claim, so every active claim is another agent's.`;
-  return 'Heimdall cannot tell which agent you are (no HEIMDALL_AGENT, no session id), so every active claim counts as another agent\'s.';
+  const counts = "so every active claim counts as another agent's";
+  if (w.problem) return `Heimdall could not tell which agent you are (${w.problem}), ${counts}.`;
+  if (lookup.unbound) {
+    return context === 'edit'
+      ? `This Claude Code session has no Heimdall identity yet (its session_id is bound to no agent: it has not used Heimdall's tools), ${counts}.`
+      : `The client session named by ${session} has no Heimdall identity yet, ${counts}.`;
+  }
+  return `Heimdall cannot tell which agent you are (no HEIMDALL_AGENT${context === 'edit' ? ' and no session_id' : ' and no client session id'}), ${counts}.${context === 'commit' ? ' If you are an agent that holds claims, commit with HEIMDALL_AGENT=<your name>.' : ''}`;
 }
 
 function blockLines(check: WriteCheck): string[] {
@@ -160,7 +165,7 @@ async function claudePreToolUse(io: Io, env: Env, processCwd: string): Promise<n
     [
       `Heimdall refused ${tool}: ${n === 1 ? 'this file is' : `${n} files are`} claimed by another agent.`,
       ...blockLines(check),
-      describeWriter(writer, 'this Claude Code session\'s session_id'),
+      describeWriter(writer, 'edit'),
       `Do not edit ${n === 1 ? 'it' : 'them'} now. Ask the holder to release or hand over the claim (herd_send to ${holders(check)}), wait for the release or the expiry (read_claims shows them), take other work, or, if the change cannot wait, raise_conflict_pr.`,
       ...(writer.lookup.identity ? [] : [NAME_THE_SESSION]),
     ].join('\n'),
@@ -195,7 +200,7 @@ async function preCommit(io: Io, env: Env, processCwd: string): Promise<number> 
     [
       `heimdall: commit refused: ${n === 1 ? 'a staged file is' : `${n} staged files are`} claimed by another agent.`,
       ...blockLines(check),
-      describeWriter(writer, 'the client session id in this environment'),
+      describeWriter(writer, 'commit'),
       `To go ahead: wait for the claims to be released or to expire, ask the holder (${holders(check)}) to release them, commit as the holder if you are that agent (HEIMDALL_AGENT=<holder> git commit ...), or bypass this check once with \`git commit --no-verify\`.`,
     ].join('\n'),
   );
