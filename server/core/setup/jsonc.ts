@@ -413,7 +413,7 @@ export function appendJsonArrayItem(text: string, dialect: JsonDialect, file: st
     const key = path[i] as string;
     const where = path.slice(0, i + 1).join('.');
     if (node.kind !== 'object') return setJsonValue(text, dialect, file, path, [value]);
-    const found = node.members.filter((m) => m.key === key);
+    const found: JsonMember[] = node.members.filter((m) => m.key === key);
     if (found.length !== 1) return setJsonValue(text, dialect, file, path, [value]);
     node = (found[0] as JsonMember).value;
     if (i === path.length - 1 && node.kind !== 'array') {
