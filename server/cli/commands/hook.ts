@@ -244,7 +244,7 @@ export async function runHook(argv: string[], io: Io, env: Env, cwd: string): Pr
       applyStorageLimits(env);
       return await (mode === 'pre-commit' ? preCommit(io, env, cwd) : claudePreToolUse(io, env, cwd));
     } catch (e) {
-      io.err(`heimdall hook ${mode}: warning: ${(e as Error).message}; nothing was checked.`);
+      io.err(`heimdall hook ${mode}: warning: ${(e as Error).message}; the ${mode === 'pre-commit' ? 'commit' : 'edit'} was not checked against claims.`);
       return 0;
     }
   }
