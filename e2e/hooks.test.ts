@@ -160,7 +160,9 @@ describe('heimdall hook claude-pre-tool-use', () => {
     warned(hook(root, 'not json'), 'the hook input is not JSON');
     warned(hook(root, '[1, 2]'), 'not a JSON object');
     warned(hook(root, JSON.stringify({ tool_name: 'Edit', tool_input: {} })), 'no file path in tool_input for Edit');
-    // A tool the hook does not check (a wider matcher in settings) passes silently.
+    // Another event (the edit is already made), or a tool the hook does not check (a wider
+    // matcher in settings), passes silently.
+    expect(hook(root, hookInput(root, 'Edit', 'src/api/users.ts', { hook_event_name: 'PostToolUse' }))).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(hook(root, JSON.stringify({ tool_name: 'Bash', tool_input: { command: 'ls' } }))).toEqual({ code: 0, stdout: '', stderr: '' });
     const bare = userRepo({ init: false });
     warned(hook(bare, hookInput(bare, 'Edit', 'src/api/users.ts')), 'no planning tree');

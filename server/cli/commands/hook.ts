@@ -138,6 +138,8 @@ async function claudePreToolUse(io: Io, env: Env, processCwd: string): Promise<n
   }
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return warn('the hook input is not a JSON object');
   const obj = input as Record<string, unknown>;
+  // Wired to another event (PostToolUse: the edit is already made), there is nothing to refuse.
+  if (typeof obj.hook_event_name === 'string' && obj.hook_event_name !== 'PreToolUse') return 0;
   const paths = toolPaths(obj);
   if (paths.length === 0) {
     // A tool this hook does not check (a wider matcher), or a write without a path.
@@ -248,7 +250,10 @@ export async function runHook(argv: string[], io: Io, env: Env, cwd: string): Pr
       return 0;
     }
   }
-  if (mode === 'check') return checkPaths(rest, io, env, cwd);
+  if (mode === 'check') {
+    applyStorageLimits(env);
+    return checkPaths(rest, io, env, cwd);
+  }
   if (mode === undefined || mode === '--help' || mode === '-h') throw new HeimdallError('usage', `usage: ${USAGE}`, mode ? { help: true } : undefined);
   throw new HeimdallError('usage', `unknown hook ${JSON.stringify(mode)}\nusage: ${USAGE}`);
 }
