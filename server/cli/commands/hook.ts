@@ -41,6 +41,7 @@ import { makeCtx } from '../../core/context.js';
 import type { Ctx } from '../../core/context.js';
 import { type WriteCheck, checkWrite, describeBlock } from '../../core/claims/check.js';
 import { type CallerLookup, lookupCaller } from '../../core/identity/session.js';
+import { type HaidRegistry, readRegistry } from '../../core/identity/registry.js';
 import { usableSessionId } from '../../core/identity/env.js';
 import { locatePlanningTree, noTreeMessage } from '../../core/planning/paths.js';
 import { applyStorageLimits, clockFrom } from '../../runtime.js';
@@ -67,11 +68,20 @@ function treeAt(env: Env, cwd: string): { ctx: Ctx } | { problem: string } {
 }
 
 /** Who is writing, never failing: a name that resolves to nobody leaves the writer unknown, with the reason. */
-function whoIsWriting(ctx: Ctx, env: Env): { lookup: CallerLookup; problem?: string } {
+function whoIsWriting(ctx: Ctx, env: Env, registry?: HaidRegistry): { lookup: CallerLookup; problem?: string } {
   try {
-    return { lookup: lookupCaller(ctx, env) };
+    return { lookup: lookupCaller(ctx, env, registry) };
   } catch (e) {
     return { lookup: { source: 'none' }, problem: (e as Error).message };
+  }
+}
+
+/** haids.json, read once for both the writer and the check; undefined when it cannot be read (the check then says why). */
+function registryOf(ctx: Ctx): HaidRegistry | undefined {
+  try {
+    return readRegistry(ctx);
+  } catch {
+    return undefined;
   }
 }
 
@@ -153,10 +163,11 @@ async function claudePreToolUse(io: Io, env: Env, processCwd: string): Promise<n
   if ('problem' in found) return warn(found.problem);
   const sessionId = usableSessionId(typeof obj.session_id === 'string' ? obj.session_id : undefined);
   const writerEnv: Env = sessionId ? { ...env, CLAUDE_CODE_SESSION_ID: sessionId } : env;
-  const writer = whoIsWriting(found.ctx, writerEnv);
+  const registry = registryOf(found.ctx);
+  const writer = whoIsWriting(found.ctx, writerEnv, registry);
   let check: WriteCheck;
   try {
-    check = checkWrite(found.ctx, paths, writer.lookup.identity?.haid ?? null, { cwd: inputCwd ?? project });
+    check = checkWrite(found.ctx, paths, writer.lookup.identity?.haid ?? null, { cwd: inputCwd ?? project, registry });
   } catch (e) {
     return warn((e as Error).message);
   }
@@ -189,10 +200,11 @@ async function preCommit(io: Io, env: Env, processCwd: string): Promise<number> 
   if (staged.paths.length === 0) return 0;
   const found = treeAt(env, staged.top);
   if ('problem' in found) return warn(found.problem);
-  const writer = whoIsWriting(found.ctx, env);
+  const registry = registryOf(found.ctx);
+  const writer = whoIsWriting(found.ctx, env, registry);
   let check: WriteCheck;
   try {
-    check = checkWrite(found.ctx, staged.paths, writer.lookup.identity?.haid ?? null, { cwd: staged.top });
+    check = checkWrite(found.ctx, staged.paths, writer.lookup.identity?.haid ?? null, { cwd: staged.top, registry });
   } catch (e) {
     return warn((e as Error).message);
   }

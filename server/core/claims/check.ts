@@ -26,7 +26,7 @@ import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { isoSeconds } from '../ports.js';
 import { addressOfHaid, parseAgentRef } from '../identity/agent.js';
-import { readRegistry } from '../identity/registry.js';
+import { type HaidRegistry, readRegistry } from '../identity/registry.js';
 import { readClaims, statusOf } from './claims.js';
 import { coverageOf } from './glob.js';
 
@@ -112,14 +112,14 @@ export function repositoryPath(repo: string, file: string, cwd: string = repo): 
  * Check writes to `paths` for `agent` (a HAID, herd address or session name of this tree; null for
  * an unknown agent) against the active claims of every other agent. Read-only. Throws `invalid` for
  * a path that is not a string or an agent that names nobody, and `environment` for a claims.json or
- * haids.json broken by hand.
+ * haids.json broken by hand. `opts.registry`: haids.json as the caller already read it.
  */
-export function checkWrite(ctx: Ctx, paths: readonly string[], agent: string | null = null, opts: { cwd?: string } = {}): WriteCheck {
+export function checkWrite(ctx: Ctx, paths: readonly string[], agent: string | null = null, opts: { cwd?: string; registry?: HaidRegistry } = {}): WriteCheck {
   if (!Array.isArray(paths)) throw new HeimdallError('invalid', `paths must be a list of file paths, got ${JSON.stringify(paths)}`);
   const repo = repositoryRoot(ctx);
   const cwd = opts.cwd ?? repo;
   const rels = paths.map((p) => repositoryPath(repo, p, cwd));
-  const reg = readRegistry(ctx);
+  const reg = opts.registry ?? readRegistry(ctx);
   const root = reg.root;
   const haid = agent === null ? null : root ? parseAgentRef(root, agent, 'agent', { clients: true }).haid : agent;
   const retired = new Set(Object.values(reg.haids).filter((r) => r.status === 'retired').map((r) => r.haid));

@@ -22,7 +22,7 @@ import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { type AgentIdentity, clientAgentName, identityOfHaid, parseAgentRef } from './agent.js';
 import { AGENT_ENV, HAID_ENV, SESSION_ENV, envNamesCaller, namingValue, usableSessionId } from './env.js';
-import { ensureRegistered, readRegistry, resolveAgent, rootHaid, sessionIdentity } from './registry.js';
+import { type HaidRegistry, ensureRegistered, readRegistry, resolveAgent, rootHaid, sessionIdentity } from './registry.js';
 
 export { AGENT_ENV, SESSION_ENV, envNamesCaller };
 
@@ -113,10 +113,11 @@ export interface CallerLookup {
  * Who the environment says is calling, by the same rules 2-4 as `identifyCaller`, without writing
  * anything: nothing is registered and no session is bound (for checks that run before every edit,
  * such as the claims hook, which must neither take a lock nor change state). Throws `invalid` for a
- * HEIMDALL_AGENT / HEIMDALL_HAID that names no agent of this tree.
+ * HEIMDALL_AGENT / HEIMDALL_HAID that names no agent of this tree. `registry`: haids.json as the
+ * caller already read it (`readRegistry`), so a hot path reads it once.
  */
-export function lookupCaller(ctx: Ctx, env: Record<string, string | undefined>): CallerLookup {
-  const reg = readRegistry(ctx);
+export function lookupCaller(ctx: Ctx, env: Record<string, string | undefined>, registry?: HaidRegistry): CallerLookup {
+  const reg = registry ?? readRegistry(ctx);
   const byName = (value: string, variable: string, source: 'HEIMDALL_AGENT' | 'HEIMDALL_HAID'): CallerLookup => {
     if (!reg.root) return { source };
     const id = parseAgentRef(reg.root, value, `$${variable}`, { clients: true });
