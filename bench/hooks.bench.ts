@@ -185,9 +185,11 @@ export default async function ({ root }: { root: string }): Promise<string> {
       '|---|---|---|',
       ...rows,
       '',
+      `Load average (1 min) when the runs ended: ${os.loadavg()[0]?.toFixed(1)} on ${os.cpus().length} cores: the machine is shared, which inflates every time above alike; the ratios are what to compare.`,
+      '',
       `The hook's own cost on top of starting Node: **${(hookM - base).toFixed(1)} ms** per edit with 1,000 claims, of which ${(hookM - bareM).toFixed(1)} ms is reading and checking that tree's claims.json and haids.json in a cold process (the same edit against a tree with no claims costs ${(bareM - base).toFixed(1)} ms over \`node -e 0\`). In process, the check itself (find the agent from the session id in haids.json, read and check claims.json, match the file against every active claim of the others): **${median(inProc).toFixed(2)} ms** (median of 200 calls).`,
       '',
-      '`heimdall setup claude-code --hooks` therefore writes the program\'s path (`"$CLAUDE_PROJECT_DIR"/node_modules/.bin/heimdall hook claude-pre-tool-use`) rather than the `npx --no-install` launcher the MCP entry uses: npx would add its own start to every edit, while an MCP server starts once per session.',
+      '`heimdall setup claude-code --hooks` therefore writes the program\'s path (`"$CLAUDE_PROJECT_DIR/node_modules/.bin/heimdall" hook claude-pre-tool-use`) rather than the `npx --no-install` launcher the MCP entry uses: npx would add its own start to every edit, while an MCP server starts once per session.',
     ].join('\n');
   } finally {
     fs.rmSync(repo, { recursive: true, force: true });
