@@ -169,7 +169,7 @@ describe('heimdall setup refuses bad input clearly and changes nothing', () => {
     const r = heimdall(userRepo(), ['setup', 'cursr']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown client "cursr"\. Did you mean cursor\? Supported: claude-code, cursor, vscode, codex/);
-    expect(heimdall(userRepo(), ['setup']).stderr).toMatch(/expected at least 1 argument[\s\S]*usage: heimdall setup <client>/);
+    expect(heimdall(userRepo(), ['setup']).stderr).toMatch(/name at least one client to set up, or --git-hook[\s\S]*usage: heimdall setup <client>/);
   });
 
   it('a malformed config is reported with file and line, and left byte for byte', () => {

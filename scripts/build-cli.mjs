@@ -20,19 +20,24 @@ const entries = {
   'cli/main': 'server/cli/main.ts',
   'mcp/stdio': 'server/mcp/stdio.ts',
 };
+/**
+ * Entry points bundled whole, into one file with no shared chunks: `heimdall hook ...` runs before
+ * every edit and commit, and Node starts one file faster than twenty chunks (bench/hooks.bench.ts).
+ */
+const standalone = {
+  'cli/hook': 'server/cli/hook-main.ts',
+};
 
 /** Loaded from node_modules at run time (see above); everything else is bundled. */
 export const RUNTIME_EXTERNALS = ['ajv', 'gpt-tokenizer', 'better-sqlite3', 'pg-native'];
 
-const entryPoints = Object.fromEntries(
-  Object.entries(entries).filter(([, src]) => existsSync(path.join(root, src))).map(([out, src]) => [out, path.join(root, src)]),
-);
+const present = (list) => Object.fromEntries(Object.entries(list).filter(([, src]) => existsSync(path.join(root, src))).map(([out, src]) => [out, path.join(root, src)]));
+const entryPoints = present(entries);
+const standaloneEntries = present(standalone);
 
-const result = await build({
-  entryPoints,
+const options = {
   outdir: path.join(root, 'dist'),
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
@@ -46,7 +51,10 @@ const result = await build({
   loader: { '.json': 'json' },
   legalComments: 'linked',
   write: false,
-});
+};
+const split = await build({ ...options, entryPoints, splitting: true });
+const whole = await build({ ...options, entryPoints: standaloneEntries, splitting: false });
+const result = { outputFiles: [...split.outputFiles, ...whole.outputFiles] };
 
 // Written only where the content changed, each file by rename, and stale chunks removed after: a
 // test or `npm pack` running this while a bin/ program is being spawned elsewhere never sees a
@@ -68,7 +76,7 @@ for (const f of result.outputFiles) {
 }
 // The entry files carry the build time (scripts/start.mjs compares it with the sources' times).
 const now = new Date();
-for (const out of Object.keys(entryPoints)) utimesSync(path.join(root, 'dist', `${out}.js`), now, now);
+for (const out of Object.keys({ ...entryPoints, ...standaloneEntries })) utimesSync(path.join(root, 'dist', `${out}.js`), now, now);
 for (const dir of ['cli', 'mcp', 'chunks']) {
   const full = path.join(root, 'dist', dir);
   if (!existsSync(full)) continue;

@@ -189,6 +189,7 @@ function check() {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
   const required = [
     'dist/cli/main.js',
+    'dist/cli/hook.js',
     'dist/mcp/stdio.js',
     'dist/THIRD-PARTY-LICENSES.md',
     'generated/prisma/sqlite.mjs',

@@ -89,6 +89,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * and expanded by `compileGlob`).
  */
 export function normalizeGlob(input: unknown): string {
+  if (typeof input === 'string' && isCanonical(input)) return input;
   if (typeof input !== 'string') refuse(String(input), `expected a string, got ${input === null ? 'null' : typeof input}`);
   const glob = input;
   if (glob.trim() === '') refuse(glob, 'it is empty');
@@ -102,6 +103,24 @@ export function normalizeGlob(input: unknown): string {
   checkBrackets(glob);
   checkBraces(glob);
   return cleanPath(glob, glob);
+}
+
+/** Letters, digits, `_`, `-`, `.` and `*` in non-empty segments: the shape nearly every stored glob has. */
+const PLAIN_GLOB = /^[\w.*-]+(?:\/[\w.*-]+)*$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+const DOUBLE_GLOBSTAR = /(?:^|\/)\*\*\/\*\*(?:\/|$)/;
+
+/**
+ * A glob `normalizeGlob` would return unchanged and accept: plain characters only (so no class,
+ * brace, extglob, backslash, control character, comma, space or leading `!`/`/`), no `.`, `..` or
+ * empty segment, no trailing `/`, no `**` twice in a row, within the limits. claims.json is read
+ * whole on every hook run (before every edit), and this settles most of its globs with three tests.
+ */
+function isCanonical(glob: string): boolean {
+  if (glob.length > MAX_GLOB_LENGTH || !PLAIN_GLOB.test(glob) || DOT_SEGMENT.test(glob) || DOUBLE_GLOBSTAR.test(glob)) return false;
+  let segments = 1;
+  for (let i = glob.indexOf('/'); i !== -1; i = glob.indexOf('/', i + 1)) segments++;
+  return segments <= MAX_GLOB_SEGMENTS;
 }
 
 /** Path-level clean-up of one glob or one brace alternative. */
@@ -481,7 +500,15 @@ export function globsOverlap(a: string, b: string): boolean {
  */
 export function checkGlob(input: unknown): string {
   const n = normalizeGlob(input);
-  if (n.includes('[') || n.includes('{')) compileGlob(n);
+  if (n.includes('[')) compileGlob(n);
+  else if (n.includes('{')) {
+    // Without a class nothing in a segment can be refused: expanding the braces checks the rest,
+    // and the segments compile when first compared (every hook run reads every stored glob).
+    for (const alt of expandBraces(n, n)) {
+      if (alt.startsWith('/')) refuse(n, `the alternative ${JSON.stringify(alt)} is an absolute path; surfaces are relative to the repository root`);
+      cleanPath(alt, n);
+    }
+  }
   return n;
 }
 
@@ -510,4 +537,90 @@ export function splitSurfaceList(text: string): string[] {
   }
   out.push(cur);
   return out.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** Does the name pattern (one segment's tokens) accept this exact name? Case folding is in the literal sets. */
+function nameMatches(tokens: Token[], name: string): boolean {
+  const cps = Array.from(name, (c) => c.codePointAt(0) as number);
+  const memo = new Map<number, boolean>();
+  const w = cps.length + 1;
+  const go = (i: number, j: number): boolean => {
+    if (i === tokens.length) return j === cps.length;
+    const key = i * w + j;
+    const hit = memo.get(key);
+    if (hit !== undefined) return hit;
+    const t = tokens[i] as Token;
+    let r: boolean;
+    if (t.kind === 'star') r = go(i + 1, j) || (j < cps.length && go(i, j + 1));
+    else r = j < cps.length && inRanges(cps[j] as number, t.ranges) !== t.negated && go(i + 1, j + 1);
+    memo.set(key, r);
+    return r;
+  };
+  return go(0, 0);
+}
+
+/**
+ * Does the glob cover this file? `path` is a clean repository-relative file path (`src/a/b.ts`: no
+ * `.`, `..` or empty segments). It is covered when the glob matches it or one of the folders above
+ * it, since a surface covers what lies beneath what it matches (`src/a` and `src/*` cover
+ * `src/a/b.ts`). This is `globsOverlap` with the path known to be a file: a file has nothing
+ * beneath it, so `src/a/b.ts` does not cover a file named `src/a`, and `**` followed by `*.ts` does
+ * not cover `Makefile` (the overlap test, not knowing what `Makefile` is, must assume a folder).
+ */
+export function globCoversPath(glob: string, path: string): boolean {
+  return coverageOf(path)(glob);
+}
+
+/** `globCoversPath` for one file against many globs: the path is split once. */
+export function coverageOf(path: string): (glob: string) => boolean {
+  const segs = path.split('/');
+  const lower = segs.map((s) => s.toLowerCase());
+  const w = segs.length + 1;
+  return (glob) => {
+    if (literalMiss(glob, segs, lower)) return false;
+    for (const alt of compileGlob(glob).alternatives) {
+      const head = headOf(alt);
+      if (head !== undefined && head !== lower[0]) continue;
+      const memo = new Map<number, boolean>();
+      const go = (i: number, j: number): boolean => {
+        // The glob is used up: it matched segs[0..j), the file itself or a folder above it.
+        if (i === alt.length) return j > 0;
+        // The file is used up: what is left of the glob must match nothing more (globstars only).
+        if (j === segs.length) return alt.slice(i).every((s) => s.kind === 'globstar');
+        const key = i * w + j;
+        const hit = memo.get(key);
+        if (hit !== undefined) return hit;
+        const s = alt[i] as Segment;
+        const r = s.kind === 'globstar' ? go(i + 1, j) || go(i, j + 1) : nameMatches(s.tokens, segs[j] as string) && go(i + 1, j + 1);
+        memo.set(key, r);
+        return r;
+      };
+      if (go(0, 0)) return true;
+    }
+    return false;
+  };
+}
+
+const SPECIAL = /[*?[\]{}\\!@+()]/;
+
+/**
+ * True when the glob's leading plain segments (no wildcard, class or brace) already differ from the
+ * path's, so it cannot cover the path: a claims file of a thousand `packages/pN/...` claims is
+ * settled without compiling a thousand globs, on every edit. A plain segment matches exactly one
+ * name, letters compared without case as the full match does. Anything it is unsure of (a special
+ * character, `.` or an empty segment of a hand-written glob) is left to the full match.
+ */
+function literalMiss(glob: string, segs: string[], lower: string[]): boolean {
+  let start = 0;
+  for (let k = 0; ; k++) {
+    const slash = glob.indexOf('/', start);
+    const seg = slash === -1 ? glob.slice(start) : glob.slice(start, slash);
+    if (seg === '' || seg === '.' || seg === '..' || SPECIAL.test(seg)) return false;
+    const name = segs[k];
+    // A plain segment beyond the path's last name can match neither the path nor a folder above it.
+    if (name === undefined) return true;
+    if (seg !== name && seg.toLowerCase() !== lower[k]) return true;
+    if (slash === -1) return false;
+    start = slash + 1;
+  }
 }

@@ -45,6 +45,8 @@ export {
   globsOverlap,
   /** The overlapping (requested, held) glob pairs. */
   overlappingPairs,
+  /** Does a glob cover this file (it, or a folder above it)? */
+  globCoversPath,
   /** Check a glob and return its canonical text (`./src/a/` -> `src/a/**`). */
   normalizeGlob,
   compileGlob,
@@ -52,3 +54,18 @@ export {
   splitSurfaceList,
   type CompiledGlob,
 } from './glob.js';
+export {
+  /** May this agent write these files now? Per file, the blocking active claims of other agents (read-only; the edit hooks). */
+  checkWrite,
+  /** A path as the repository names it (`./x` = `x`, absolute inside made relative), or null outside it. */
+  repositoryPath,
+  /** The planning tree's parent folder: what claim surfaces are relative to. */
+  repositoryRoot,
+  /** One line naming a block's holder, task, claim and time left. */
+  describeBlock,
+  /** `45 s`, `12 min`, `2 h 5 min`. */
+  formatRemaining,
+  type WriteCheck,
+  type PathCheck,
+  type WriteBlock,
+} from './check.js';

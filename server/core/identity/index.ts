@@ -64,6 +64,8 @@ export {
 export {
   /** Who is calling, by one rule for every transport (see session.ts). */
   identifyCaller,
+  /** Who the environment names (rules 2-4 of identifyCaller), read-only: registers and binds nothing. */
+  lookupCaller,
   /** The client session id an MCP host put in the environment, as a registry key. */
   sessionFromEnv,
   /** Does the environment name the caller (HEIMDALL_AGENT, HEIMDALL_HAID, a client session id)? */
@@ -73,4 +75,5 @@ export {
   type CallerIdentity,
   type CallerInput,
   type CallerSource,
+  type CallerLookup,
 } from './session.js';

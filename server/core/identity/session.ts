@@ -20,9 +20,9 @@
 import { createHash } from 'node:crypto';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
-import { type AgentIdentity, clientAgentName, identityOfHaid } from './agent.js';
+import { type AgentIdentity, clientAgentName, identityOfHaid, parseAgentRef } from './agent.js';
 import { AGENT_ENV, HAID_ENV, SESSION_ENV, envNamesCaller, namingValue, usableSessionId } from './env.js';
-import { ensureRegistered, resolveAgent, rootHaid, sessionIdentity } from './registry.js';
+import { type HaidRegistry, ensureRegistered, readRegistry, resolveAgent, rootHaid, sessionIdentity } from './registry.js';
 
 export { AGENT_ENV, SESSION_ENV, envNamesCaller };
 
@@ -92,4 +92,47 @@ export function identifyCaller(ctx: Ctx, input: CallerInput): CallerIdentity {
   }
   const root = rootHaid(ctx);
   return { ...identityOfHaid(root, `${root}/${input.otherwise.fallback}`), source: 'default', known: input.otherwise.known };
+}
+
+export interface CallerLookup {
+  /**
+   * The agent the environment names, by rules 2-4 above; undefined when it names nobody, names a
+   * client session this tree has not seen yet (`unbound`: that session holds nothing), or the tree
+   * has no root HAID yet (then nothing has been claimed in it either).
+   */
+  identity?: AgentIdentity;
+  /** Which rule named it; `none` when no rule applies. */
+  source: Exclude<CallerSource, 'explicit' | 'fresh' | 'default'> | 'none';
+  /** The environment variable behind `session`. */
+  via?: string;
+  /** A session id no identity is bound to yet. */
+  unbound?: boolean;
+}
+
+/**
+ * Who the environment says is calling, by the same rules 2-4 as `identifyCaller`, without writing
+ * anything: nothing is registered and no session is bound (for checks that run before every edit,
+ * such as the claims hook, which must neither take a lock nor change state). Throws `invalid` for a
+ * HEIMDALL_AGENT / HEIMDALL_HAID that names no agent of this tree. `registry`: haids.json as the
+ * caller already read it (`readRegistry`), so a hot path reads it once.
+ */
+export function lookupCaller(ctx: Ctx, env: Record<string, string | undefined>, registry?: HaidRegistry): CallerLookup {
+  const reg = registry ?? readRegistry(ctx);
+  const byName = (value: string, variable: string, source: 'HEIMDALL_AGENT' | 'HEIMDALL_HAID'): CallerLookup => {
+    if (!reg.root) return { source };
+    const id = parseAgentRef(reg.root, value, `$${variable}`, { clients: true });
+    if (id.haid === reg.root) throw new HeimdallError('invalid', `$${variable} ${value} is the root HAID; an agent acts under it, e.g. ${id.haid}/cursor`);
+    return { identity: id, source };
+  };
+  const agent = namingValue(env, AGENT_ENV);
+  if (agent) return byName(agent, AGENT_ENV, 'HEIMDALL_AGENT');
+  const legacy = namingValue(env, HAID_ENV);
+  if (legacy) return byName(legacy, HAID_ENV, 'HEIMDALL_HAID');
+  const session = sessionFromEnv(env);
+  if (session) {
+    const haid = reg.sessions[session.key];
+    if (!reg.root || haid === undefined) return { source: 'session', via: session.variable, unbound: true };
+    return { identity: identityOfHaid(reg.root, haid), source: 'session', via: session.variable };
+  }
+  return { source: 'none' };
 }

@@ -37,8 +37,26 @@ export {
   type ClientSpec,
   type Launcher,
 } from './clients.js';
+export {
+  /** How the claims hooks start `heimdall`: its path in the repository, PATH, or npx (with a warning). */
+  detectHookLauncher,
+  /** The command `.claude/settings.json` runs before Edit, Write and MultiEdit. */
+  claudeHookCommand,
+  /** `.claude/settings.json` with Heimdall's PreToolUse hook merged in (idempotent, other bytes kept). */
+  editClaudeSettings,
+  /** The pre-commit hook with Heimdall's check; a hook of the user's own is refused with the line to add. */
+  editGitHook,
+  gitHookScript,
+  gitHookLine,
+  isClaudeHookCommand,
+  CLAUDE_HOOK_MATCHER,
+  CLAUDE_SETTINGS_FILE,
+  CLI_PROGRAM,
+  GIT_HOOK_MARK,
+  type HookLauncher,
+} from './hooks.js';
 /** The text editors setup is built on: JSON(C) and TOML splices that keep every other byte, a managed Markdown section, a unified diff. */
-export { setJsonValue, parseJsonDocument, type JsonValue, type JsonDialect } from './jsonc.js';
+export { setJsonValue, appendJsonArrayItem, replaceJsonNode, parseJsonDocument, type JsonValue, type JsonDialect } from './jsonc.js';
 export { upsertTomlTable, parseToml, type TomlEntry } from './toml.js';
 export { upsertSection, SECTION_BEGIN, SECTION_END } from './section.js';
 export { unifiedDiff } from './diff.js';

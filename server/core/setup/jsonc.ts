@@ -396,3 +396,65 @@ function insertMember(text: string, style: TextStyle, obj: Extract<JsonNode, { k
   if (trailingComma) return `${text.slice(0, afterComma)}${style.eol}${inner}${member},${text.slice(afterComma)}`;
   return `${text.slice(0, p)},${style.eol}${inner}${member}${text.slice(p)}`;
 }
+
+/**
+ * Append `value` to the array at `path` (object keys from the top-level object down), creating the
+ * objects and the array on the way when they are missing, by inserting only the new item's text:
+ * the items already there, comments and layout stay as they are. Refuses (with the line) a path
+ * that runs through something that is not an object, ends at something that is not an array, or
+ * names a key twice.
+ */
+export function appendJsonArrayItem(text: string, dialect: JsonDialect, file: string, path: string[], value: JsonValue): string {
+  const root = parseJsonDocument(text, dialect, file);
+  // setJsonValue says what is wrong, with the line, when the path runs through a non-object.
+  if (root.kind !== 'object' || path.length === 0) return setJsonValue(text, dialect, file, path, [value]);
+  let node: JsonNode = root;
+  for (let i = 0; i < path.length; i++) {
+    const key = path[i] as string;
+    const where = path.slice(0, i + 1).join('.');
+    if (node.kind !== 'object') return setJsonValue(text, dialect, file, path, [value]);
+    const found: JsonMember[] = node.members.filter((m) => m.key === key);
+    if (found.length !== 1) return setJsonValue(text, dialect, file, path, [value]);
+    node = (found[0] as JsonMember).value;
+    if (i === path.length - 1 && node.kind !== 'array') {
+      const { line } = lineCol(text, node.start);
+      throw new HeimdallError('environment', `${file}:${line}: expected ${JSON.stringify(where)} to be an array, found ${kindName(node)}. The file was left untouched; fix it by hand and run setup again.`, { file, line });
+    }
+  }
+  if (node.kind !== 'array') return setJsonValue(text, dialect, file, path, [value]);
+  const style = detectStyle(text);
+  const open = node.start;
+  const close = node.end - 1;
+  const last = node.items[node.items.length - 1];
+  if (!last) {
+    const outer = lineIndent(text, open);
+    const inner = outer + style.indent;
+    const item = formatJson(value, style, inner);
+    const interior = text.slice(open + 1, close);
+    if (interior.trim() === '') return `${text.slice(0, open + 1)}${style.eol}${inner}${item}${style.eol}${outer}${text.slice(close)}`;
+    // Only comments inside: the item goes first, the comments stay where they are.
+    return `${text.slice(0, open + 1)}${style.eol}${inner}${item}${text.slice(open + 1)}`;
+  }
+  if (sameLine(text, open, node.end)) {
+    return `${text.slice(0, last.end)}, ${formatJsonInline(value)}${text.slice(last.end)}`;
+  }
+  const inner = lineIndent(text, last.start);
+  const item = formatJson(value, style, inner);
+  const p = last.end;
+  const trailingComma = /^[ \t]*,/.exec(text.slice(p));
+  const afterComma = trailingComma ? p + trailingComma[0].length : p;
+  const rest = /^[ \t]*(\/\/[^\r\n]*)?(?=\r?\n)/.exec(text.slice(afterComma));
+  if (rest) {
+    // On a new line after this one, so a trailing line comment stays with its item.
+    const lineEnd = afterComma + rest[0].length;
+    if (trailingComma) return `${text.slice(0, lineEnd)}${style.eol}${inner}${item},${text.slice(lineEnd)}`;
+    return `${text.slice(0, p)},${text.slice(p, lineEnd)}${style.eol}${inner}${item}${text.slice(lineEnd)}`;
+  }
+  if (trailingComma) return `${text.slice(0, afterComma)}${style.eol}${inner}${item},${text.slice(afterComma)}`;
+  return `${text.slice(0, p)},${style.eol}${inner}${item}${text.slice(p)}`;
+}
+
+/** Replace the text of one parsed value (a node of `parseJsonDocument(text)`) with `value`, on one line. */
+export function replaceJsonNode(text: string, node: JsonNode, value: JsonValue): string {
+  return text.slice(0, node.start) + formatJsonInline(value) + text.slice(node.end);
+}

@@ -16,6 +16,7 @@ import { atomicWrite } from '../planning/fsx.js';
 import { type ClientName, type ClientSpec, type Launcher, AGENT_ENV, SERVER_NAME, SERVER_PROGRAM, clientSpec } from './clients.js';
 import { unifiedDiff } from './diff.js';
 import { type JsonDialect, type JsonNode, type JsonValue, formatJson, parseJsonDocument, setJsonValue } from './jsonc.js';
+import { CLAUDE_SETTINGS_FILE, type HookLauncher, claudeHookCommand, editClaudeSettings, editGitHook } from './hooks.js';
 import { upsertSection } from './section.js';
 import { parseToml, upsertTomlTable } from './toml.js';
 
@@ -29,6 +30,16 @@ export interface SetupOptions {
   launcher: Launcher;
   /** Codex only: write `config.toml` in this directory ($CODEX_HOME or ~/.codex) instead of `.codex/`. */
   codexUserHome?: string;
+  /**
+   * Claude Code's PreToolUse claims hook in `.claude/settings.json` (`--hooks`; claude-code must be
+   * among the clients), started with this launcher (hooks.ts: `detectHookLauncher` from the root).
+   */
+  claudeHook?: HookLauncher;
+  /**
+   * Git's pre-commit claims hook (`--git-hook`): the folder git runs hooks from (absolute:
+   * `git rev-parse --git-path hooks`) and the launcher, relative to the top of the working tree.
+   */
+  gitHook?: { dir: string; launcher: HookLauncher };
 }
 
 export type FileAction = 'create' | 'update' | 'unchanged';
@@ -39,8 +50,11 @@ export interface PlannedFile {
   /** Relative to the root, or absolute when outside the repository. */
   display: string;
   outsideRepository: boolean;
-  purpose: 'mcp-config' | 'instructions';
+  purpose: 'mcp-config' | 'instructions' | 'claude-hook' | 'git-hook';
+  /** The clients it is for (none for the git hook, which is every client's). */
   clients: ClientName[];
+  /** The permission bits a new file gets (the git hook is executable); an existing file keeps its own. */
+  mode?: number;
   action: FileAction;
   /** The current text, null when the file does not exist. */
   before: string | null;
@@ -52,8 +66,8 @@ export interface SetupPlan {
   clients: ClientName[];
   launcher: Launcher;
   files: PlannedFile[];
-  /** What the user does next, per client. */
-  next: { client: ClientName; label: string; lines: string[] }[];
+  /** What the user does next, per client (and for the git hook, `git`). */
+  next: { client: ClientName | 'git'; label: string; lines: string[] }[];
   /** Things the user should know that setup will not change for them (e.g. a second Heimdall entry). */
   warnings: string[];
 }
@@ -187,11 +201,14 @@ function displayOf(root: string, abs: string): { display: string; outside: boole
  */
 export function planSetup(opts: SetupOptions): SetupPlan {
   if (!path.isAbsolute(opts.root)) throw new HeimdallError('internal', `setup needs an absolute repository root, got ${JSON.stringify(opts.root)}`);
-  if (opts.clients.length === 0) throw new HeimdallError('usage', 'name at least one client to set up');
+  if (opts.clients.length === 0 && !opts.gitHook) throw new HeimdallError('usage', 'name at least one client to set up (or --git-hook)');
+  if (opts.claudeHook && !opts.clients.includes('claude-code')) {
+    throw new HeimdallError('usage', "the PreToolUse hook (--hooks) is Claude Code's: name claude-code among the clients (heimdall setup claude-code --hooks)");
+  }
   const clients = [...new Set(opts.clients)];
   const files = new Map<string, PlannedFile>();
   const current = new Map<string, string | null>();
-  const touch = (rel: string, purpose: PlannedFile['purpose'], client: ClientName, edit: (display: string, text: string | null) => string) => {
+  const touch = (rel: string, purpose: PlannedFile['purpose'], client: ClientName | undefined, edit: (display: string, text: string | null) => string, mode?: number) => {
     const requested = path.resolve(opts.root, rel);
     // Write through a symlink to its target rather than replacing the link with a file.
     let abs = requested;
@@ -204,11 +221,11 @@ export function planSetup(opts: SetupOptions): SetupPlan {
     let f = files.get(abs);
     if (!f) {
       const before = readTextFile(abs, display);
-      f = { path: abs, display, outsideRepository: outside, purpose, clients: [], action: 'unchanged', before, after: before ?? '' };
+      f = { path: abs, display, outsideRepository: outside, purpose, clients: [], action: 'unchanged', before, after: before ?? '', ...(mode !== undefined ? { mode } : {}) };
       files.set(abs, f);
       current.set(abs, before);
     }
-    if (!f.clients.includes(client)) f.clients.push(client);
+    if (client && !f.clients.includes(client)) f.clients.push(client);
     const next = edit(display, current.get(abs) ?? null);
     current.set(abs, next);
     f.after = next;
@@ -223,7 +240,20 @@ export function planSetup(opts: SetupOptions): SetupPlan {
       return out;
     });
     touch(spec.instructions, 'instructions', client, (display, text) => upsertSection(text ?? '', display, instructionsSection(spec.instructions)));
-    next.push({ client, label: spec.label, lines: spec.next });
+    const lines = [...spec.next];
+    if (client === 'claude-code' && opts.claudeHook) {
+      const command = claudeHookCommand(opts.claudeHook);
+      touch(CLAUDE_SETTINGS_FILE, 'claude-hook', client, (display, text) => editClaudeSettings(text, display, command));
+      lines.push(
+        `Edits (Edit, Write, MultiEdit) of a file another agent has claimed are now refused, naming the holder, the task and the time left. Claude Code reads hooks when a session starts: restart running sessions (/hooks lists them).`,
+      );
+    }
+    next.push({ client, label: spec.label, lines });
+  }
+  if (opts.gitHook) {
+    const { dir, launcher } = opts.gitHook;
+    touch(path.join(dir, 'pre-commit'), 'git-hook', undefined, (display, text) => editGitHook(text, display, launcher), 0o755);
+    next.push({ client: 'git', label: 'git', lines: ['A commit that touches a file another agent has claimed is now refused, naming the holder; bypass it once with git commit --no-verify.'] });
   }
   for (const f of files.values()) f.action = f.before === null ? 'create' : f.before === f.after ? 'unchanged' : 'update';
   return { root: opts.root, clients, launcher: opts.launcher, files: [...files.values()], next, warnings };
@@ -293,6 +323,7 @@ export function applySetup(plan: SetupPlan): PlannedFile[] {
     }
     checkWritable(f);
     if (f.before !== null) modes.set(f.path, fs.statSync(f.path).mode);
+    else if (f.mode !== undefined) modes.set(f.path, f.mode);
   }
   const done: PlannedFile[] = [];
   // Folders this run creates, so a failed run takes them away again (deepest first).
