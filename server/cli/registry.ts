@@ -31,6 +31,7 @@ export const REGISTRY: Record<string, Loader> = {
   wire: () => import('./commands/wire.js'),
   setup: () => import('./commands/setup.js'),
   studio: () => import('./commands/studio.js'),
+  gsd: () => import('./commands/gsd.js'),
 };
 
 /** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
@@ -55,4 +56,5 @@ export const SUMMARIES: Record<string, string> = {
   wire: 'wire stream: wire emit|tail|state|listen|replay|release [--topic T] (Wire JSON on stdin for emit)',
   setup: 'register the MCP server with agent clients: setup claude-code|cursor|vscode|codex... [--dry-run] [--json]',
   studio: 'serve Studio (the dashboard) for this repository: studio [--port N] [--host H]',
+  gsd: 'run a GSD phase: gsd ready | check-wave N | start PLAN | done PLAN --status pass|fail|partial | edit-shared FILE -- CMD',
 };

@@ -293,6 +293,18 @@ function capsuleInput(s: GsdSummary, plan: GsdPlan | undefined, capsuleIds: Set<
   };
 }
 
+/**
+ * The capsule the import writes for plan `id`'s SUMMARY (its text and input), read from `project`;
+ * undefined when the plan has no SUMMARY there. Dependencies are kept only when their capsule exists
+ * in `ctx`, as the import does. `heimdall gsd done` writes it when an executor finishes a plan.
+ */
+export function summaryCapsule(ctx: Ctx, project: GsdProject, id: string): { id: string; input: ReturnType<typeof capsuleInput>; text: string; summary_file: string } | undefined {
+  const s = project.summaries.find((x) => x.id === id);
+  if (!s) return undefined;
+  const input = capsuleInput(s, project.plans.find((p) => p.id === id), new Set(listCapsuleIds(ctx)));
+  return { id, input, text: renderCapsule(id, input), summary_file: s.file };
+}
+
 /** files_modified plus the files of its tasks, normalised and sorted. */
 export function writeSet(p: GsdPlan): string[] {
   const out = new Set<string>();
