@@ -41,10 +41,12 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       log: [trpc.log.pathKey()],
       symbols: [trpc.symbols.pathKey()],
       blackboard: [trpc.blackboard.pathKey()],
-      capsules: [trpc.capsules.pathKey()],
+      capsules: [trpc.capsules.pathKey(), trpc.phase.pathKey()],
       ledger: [trpc.ledger.pathKey()],
-      team: [trpc.claims.pathKey(), trpc.agents.pathKey()],
-      wire: [trpc.streams.pathKey(), trpc.peers.pathKey()],
+      team: [trpc.claims.pathKey(), trpc.agents.pathKey(), trpc.phase.pathKey()],
+      wire: [trpc.streams.pathKey(), trpc.peers.pathKey(), trpc.phase.pathKey()],
+      // The phase board also follows claims and wire attempts (above) and capsules (brief tokens).
+      phase: [trpc.phase.pathKey()],
     }),
     [trpc],
   );

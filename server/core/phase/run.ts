@@ -616,7 +616,7 @@ export async function gsdDone(ctx: Ctx, wire: WirePorts, req: DoneRequest): Prom
       const cur = readTasksFile(tf);
       if (!cur || (cur.owned?.capsules ?? []).includes(id)) return;
       cur.owned = { ...cur.owned, capsules: [...(cur.owned?.capsules ?? []), id].sort() };
-      atomicWrite(tf, `${JSON.stringify(cur, null, 2)}\n`);
+      atomicWrite(tf, `${JSON.stringify(cur, null, 2)}\n`, auditEntry(ctx, 'gsd', 'own', `capsule ${id} kept in step with its SUMMARY by heimdall import gsd`));
     });
   }
 
