@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { HeimdallError } from '../../core/errors.js';
-import { type PlanState, type ReadyReport, GSD_RESULT_STATUSES, type GsdResultStatus, checkWave, describeReason, gsdDone, gsdReady, gsdStart, withSharedFile } from '../../core/phase/index.js';
+import { type PlanState, type ReadyReport, GSD_RESULT_STATUSES, type GsdResultStatus, checkWave, describeReason, gsdDone, gsdReady, gsdStart, requireTasks, withSharedFile } from '../../core/phase/index.js';
 import { bool, int, parseArgs, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';
@@ -103,6 +103,9 @@ export const command: Command = {
       for (const f of Object.keys(p.flags)) if (!allowed.includes(f)) throw usageError(USAGE, `--${f} does not apply to gsd ${sub}`);
     };
     const who = () => {
+      // Before the caller is resolved (which may register the tree's root identity): a tree that
+      // was never imported is refused with nothing written.
+      if (sub !== 'edit-shared') requireTasks(ctx());
       const a = str(p, 'as');
       const h = str(p, 'haid');
       if (a !== undefined && h !== undefined && a !== h) throw usageError(USAGE, '--as and --haid name different agents; give one');

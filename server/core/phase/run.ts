@@ -105,6 +105,8 @@ export async function catchUpWire(ctx: Ctx, wire: WirePorts): Promise<void> {
       return;
     } catch (e) {
       if (!isHeimdallError(e) || e.code !== 'conflict' || attempt >= CATCH_UP_ATTEMPTS) throw e;
+      // Let the other process finish its commit before reading what it wrote.
+      await new Promise((r) => setTimeout(r, Math.min(200, 5 * attempt) + Math.random() * 20));
     }
   }
 }
