@@ -39,8 +39,10 @@ function reasonText(r: Reason): string {
       return `waits on ${r.plan} (${r.status})`;
     case 'phase':
       return `waits on phase ${r.phase} (${r.open.length} not done)`;
-    case 'claim':
-      return `${r.address ?? r.holder} holds ${[...new Set(r.overlaps.map(([, h]) => h))].join(', ')} for ${r.task}`;
+    case 'claim': {
+      const held = [...new Set(r.overlaps.map(([, h]) => h))];
+      return `${r.address ?? r.holder} holds ${held[0]}${held.length > 1 ? ` and ${held.length - 1} more` : ''} for ${r.task}`;
+    }
     case 'failed':
       return `attempt ${r.attempt} failed`;
     case 'write_set':
@@ -95,7 +97,7 @@ function PlanCard({ plan: p, now, tokenizer }: { plan: BoardPlan; now: number; t
       {p.reasons.length > 0 && (
         <ul className="mt-1.5 space-y-0.5 text-[11px] text-slate-500" data-testid="reasons">
           {p.reasons.map((r, i) => (
-            <li key={i} className="break-words">
+            <li key={i} className="break-words" title={r.kind === 'claim' ? `claim ${r.claim} by ${r.holder} until ${r.expires_at}: ${r.overlaps.map(([mine, held]) => (mine === held ? mine : `${mine} ~ ${held}`)).join(', ')}` : undefined}>
               {reasonText(r)}
             </li>
           ))}
@@ -106,7 +108,7 @@ function PlanCard({ plan: p, now, tokenizer }: { plan: BoardPlan; now: number; t
           attempt {p.abandoned.attempt} by {p.abandoned.by} abandoned
         </p>
       )}
-      <div className="mt-1.5 flex flex-wrap items-center gap-1.5 text-[11px] text-slate-500">
+      <div className="mt-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-[11px] text-slate-500">
         {p.brief_tokens !== null ? (
           <span data-testid="brief-tokens" data-tokens={p.brief_tokens} title={`the v2 brief plus the reads it lists, counted with ${tokenizer}`}>
             {fmtInt(p.brief_tokens)} brief tokens
@@ -114,7 +116,7 @@ function PlanCard({ plan: p, now, tokenizer }: { plan: BoardPlan; now: number; t
         ) : (
           <span title={p.brief_error}>no brief</span>
         )}
-        {p.attempts > 0 && <span>· attempt {p.attempt}</span>}
+        {p.attempts > 0 && <span>attempt {p.attempt}</span>}
         {p.last_result && p.status !== 'done' && <Badge tone={p.last_result.status === 'fail' ? 'red' : 'amber'}>{p.last_result.status}</Badge>}
       </div>
     </li>
