@@ -73,6 +73,7 @@ function planFiles(planning: string): Map<string, string> {
 }
 
 export default async function ({ root }: { root: string }): Promise<string> {
+  const loadBefore = os.loadavg()[0] as number;
   spawnSync(process.execPath, ['scripts/build-cli.mjs'], { cwd: root, stdio: 'inherit' });
   const hydra = fixtures(root);
   const bin = path.join(root, 'bin/heimdall');
@@ -151,11 +152,12 @@ export default async function ({ root }: { root: string }): Promise<string> {
   for (const d of [cliRun, mcpRun, whole]) fs.rmSync(path.dirname(d.planning), { recursive: true, force: true });
 
   const node = median([...base, ...baseReady]);
+  const loadAfter = os.loadavg()[0] as number;
   const row = (what: string, xs: number[], vsNode = true) => `| ${what} | ${ms(median(xs))} | ${ms(Math.min(...xs))} – ${ms(Math.max(...xs))} | ${vsNode ? `${(median(xs) / node).toFixed(1)}x` : '–'} |`;
   return [
     '## Running a GSD phase (`npm run bench -- gsd-run`)',
     '',
-    `HYDRA (the largest fixture, 32 plans) with every SUMMARY taken out, walked in dependency order: for each of ${RUNS} plans the first ready one is started, its SUMMARY written back, and finished with \`--status pass\` (so every \`done\` writes a capsule and every \`start\` claims a real write set and logs a real brief). Medians of ${RUNS}; the CLI figures include starting the process, against \`node -e 0\` (${ms(node)}) measured in the same run. The file wire log fsyncs every append (the default); the read model is SQLite.`,
+    `HYDRA (the largest fixture, 32 plans) with every SUMMARY taken out, walked in dependency order: for each of ${RUNS} plans the first ready one is started, its SUMMARY written back, and finished with \`--status pass\` (so every \`done\` writes a capsule and every \`start\` claims a real write set and logs a real brief). Medians of ${RUNS}; the CLI figures include starting the process, against \`node -e 0\` (${ms(node)}) measured in the same run. The file wire log fsyncs every append (the default); the read model is SQLite. The machine is shared: its 1-minute load average was ${loadBefore.toFixed(1)} when the run began and ${loadAfter.toFixed(1)} when it ended, on ${os.cpus().length} cores.`,
     '',
     '| call | median | range | vs `node -e 0` |',
     '|---|---|---|---|',

@@ -46,7 +46,8 @@ function printReady(io: Io, r: ReadyReport): void {
           s.abandoned ? `attempt ${s.abandoned.attempt} by ${s.abandoned.by} abandoned${s.abandoned.lease_expired_at ? ` (lease ran out at ${s.abandoned.lease_expired_at})` : ''}` : '',
           s.last_result && s.status !== 'done' ? `last result: ${s.last_result.status} (attempt ${s.last_result.attempt})` : '',
         ].filter(Boolean);
-        io.out(`    ${s.id.padEnd(10)} ${STATUS_LABEL[s.status].padEnd(8)}${holderText(s)}${s.title ? `  ${s.title}` : ''}`);
+        const title = s.title && s.title.length > 72 ? `${s.title.slice(0, 71)}…` : s.title;
+        io.out(`    ${s.id.padEnd(10)} ${STATUS_LABEL[s.status].padEnd(8)}${holderText(s)}${title ? `  ${title}` : ''}`);
         for (const reason of s.reasons) io.out(`               - ${describeReason(reason)}`);
         for (const x of extra) io.out(`               - ${x}`);
       }

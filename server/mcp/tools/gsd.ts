@@ -4,7 +4,7 @@
  */
 import { GSD_RESULT_STATUSES, type GsdResultStatus, gsdDone, gsdReady, gsdStart } from '../../core/phase/index.js';
 import { MAX_TTL_MINUTES } from '../../core/claims/index.js';
-import { CLAIM_SCHEMA, type ToolDef, defineTool } from './types.js';
+import { type ToolDef, defineTool } from './types.js';
 
 const PLAN = { type: 'string' as const, minLength: 1, maxLength: 200, description: 'Plan id, e.g. 01-02' };
 
@@ -18,7 +18,7 @@ export const gsdTools: ToolDef[] = [
         ready: { type: 'array', items: { type: 'string' } },
         complete: { type: 'boolean' },
         counts: { type: 'object' },
-        plans: { type: 'array', items: { type: 'object' }, description: '{id, phase, wave, status, holder, reasons} per plan' },
+        plans: { type: 'array', items: { type: 'object' } },
       },
     },
     run: async (a, { ctx, haid, runtime }) => {
@@ -31,7 +31,7 @@ export const gsdTools: ToolDef[] = [
     name: 'gsd_start',
     description: "Start a GSD plan: claims all its files for you (or names who holds them), opens its attempt, returns its brief. Call again to renew.",
     input: {
-      properties: { plan: PLAN, ttl_minutes: { type: 'integer', minimum: 1, maximum: MAX_TTL_MINUTES, description: 'Claim and lease, default 60' } },
+      properties: { plan: PLAN, ttl_minutes: { type: 'integer', minimum: 1, maximum: MAX_TTL_MINUTES, description: 'Default 60' } },
       required: ['plan'],
     },
     output: {
@@ -39,7 +39,7 @@ export const gsdTools: ToolDef[] = [
         plan: { type: 'string' },
         attempt: { type: 'integer' },
         resumed: { type: 'boolean' },
-        claim: CLAIM_SCHEMA,
+        claim: { type: 'object' },
         lease_expires_at: { type: 'string' },
         brief: { type: 'string' },
         brief_tokens: { type: 'integer' },
@@ -81,7 +81,7 @@ export const gsdTools: ToolDef[] = [
         attempt: { type: 'integer' },
         status: { type: 'string' },
         result: { type: 'object' },
-        capsule: { type: 'object', description: '{id, tokens} or null' },
+        capsule: { type: 'object' },
         released: { type: 'array', items: { type: 'string' } },
       },
       required: ['plan', 'attempt', 'status', 'result', 'released'],
