@@ -94,6 +94,17 @@ describe('gsd ready', () => {
     expect(s['01-02']?.surfaces).toEqual(['src/core/index.ts', 'src/core/parser.ts', '.planning/phases/01-core/01-02-SUMMARY.md']);
   });
 
+  it('reports a hand-edited result file by name and leaves it as it is', async () => {
+    fs.mkdirSync(ctx.paths.taskResultsDir, { recursive: true });
+    const file = path.join(ctx.paths.taskResultsDir, '01-01.a1.json');
+    fs.writeFileSync(file, '{"plan": "01-01", "attempt": 1, "status": "great"}');
+    const e = await thrownAsync(gsdReady(ctx, wire));
+    expect(e.code).toBe('environment');
+    expect(e.message).toContain(file);
+    expect(e.message).toMatch(/is not a task result .*left untouched/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{"plan": "01-01", "attempt": 1, "status": "great"}');
+  });
+
   it('refuses a tree that was never imported, an unknown phase, and changes nothing', async () => {
     fs.rmSync(tasksFilePath(ctx));
     const before = snapshot();
