@@ -173,6 +173,10 @@ describe('a GSD phase run by three agents', () => {
     expect(claims.active).toBe(0);
     const capsules = JSON.parse(runBin('heimdall-capsule', ['list', '--json'], { planning }).stdout).ids;
     expect(capsules).toEqual(expect.arrayContaining(PHASE_PLANS));
+    // `done` wrote each capsule as the import writes it from that SUMMARY: importing again changes none.
+    const reimport = JSON.parse(heimdall(planning, ['import', 'gsd', '--json']).stdout);
+    expect(reimport).toMatchObject({ summaries: 6, capsules: { total: 6, written: 0, removed: 0 } });
+    expect(reimport.issues.filter((i: { kind: string }) => i.kind === 'capsule_conflict')).toEqual([]);
 
     // STATE.md was edited by the three of them through edit-shared: no line lost.
     const state = fs.readFileSync(path.join(planning, 'STATE.md'), 'utf8');

@@ -32,7 +32,6 @@ import { type ClaimView, checkSurfaces, listClaims, makeClaim, normalizeGlob, ov
 import { capsulePath, readCapsule, writeCapsule } from '../capsules/capsules.js';
 import { type GsdBrief, gsdBrief } from '../gsd/brief.js';
 import { type GsdTask, type TasksFile, loadGsdModel, readTasksFile, summaryCapsule, tasksFilePath } from '../gsd/importer.js';
-import { loadGsdProject } from '../gsd/tree.js';
 import { addressOfHaid } from '../identity/agent.js';
 import { checkTreeHaid, readRegistry } from '../identity/registry.js';
 import { logTokens, logTokensBatch } from '../ledger/ledger.js';
@@ -561,7 +560,7 @@ export async function gsdDone(ctx: Ctx, wire: WirePorts, req: DoneRequest): Prom
   let capsule: ReturnType<typeof summaryCapsule>;
   let skipped: string | undefined;
   if (summaryExists && req.status === 'pass') {
-    capsule = summaryCapsule(ctx, loadGsdProject(tasks.planning_dir), id);
+    capsule = summaryCapsule(ctx, task, tasks.planning_dir, path.relative(tasks.planning_dir, summaryAbs as string).split(path.sep).join('/'));
     if (!capsule) skipped = `${summaryRel} is not a SUMMARY the import can read`;
     else {
       const existing = fs.existsSync(capsulePath(ctx, id)) ? readCapsule(ctx, id).text : undefined;
