@@ -41,11 +41,13 @@ export function LiveProvider({ children }: { children: ReactNode }) {
       log: [trpc.log.pathKey()],
       symbols: [trpc.symbols.pathKey()],
       blackboard: [trpc.blackboard.pathKey()],
-      capsules: [trpc.capsules.pathKey()],
+      capsules: [trpc.capsules.pathKey(), trpc.phase.pathKey()],
       ledger: [trpc.ledger.pathKey()],
-      team: [trpc.claims.pathKey(), trpc.agents.pathKey()],
-      // The agents board shows each agent's wire tasks.
-      wire: [trpc.streams.pathKey(), trpc.peers.pathKey(), trpc.agents.pathKey()],
+      team: [trpc.claims.pathKey(), trpc.agents.pathKey(), trpc.phase.pathKey()],
+      // The agents board shows each agent's wire tasks; the phase board its plans' attempts.
+      wire: [trpc.streams.pathKey(), trpc.peers.pathKey(), trpc.agents.pathKey(), trpc.phase.pathKey()],
+      // The phase board also follows claims and wire attempts (above) and capsules (brief tokens).
+      phase: [trpc.phase.pathKey()],
     }),
     [trpc],
   );

@@ -22,6 +22,7 @@ const SECTIONS: { label: string; items: { href: string; label: string; hint: str
     items: [
       { href: '/claims', label: 'Claims', hint: 'Who holds which surfaces' },
       { href: '/agents', label: 'Agents', hint: 'Heartbeats and status' },
+      { href: '/phase', label: 'Phase', hint: 'A GSD phase as a board: who runs which plan' },
     ],
   },
   {

@@ -32,6 +32,7 @@ export const REGISTRY: Record<string, Loader> = {
   setup: () => import('./commands/setup.js'),
   studio: () => import('./commands/studio.js'),
   hook: () => import('./commands/hook.js'),
+  gsd: () => import('./commands/gsd.js'),
 };
 
 /** One-line summaries for `heimdall --help`, kept here so help needs no command module loaded. */
@@ -57,4 +58,5 @@ export const SUMMARIES: Record<string, string> = {
   setup: 'register the MCP server with agent clients: setup claude-code|cursor|vscode|codex... [--dry-run] [--json]',
   studio: 'serve Studio (the dashboard) for this repository: studio [--port N] [--host H]',
   hook: 'claims enforced at the edit: hook claude-pre-tool-use (Claude Code PreToolUse) | pre-commit (git) | check PATH...',
+  gsd: 'run a GSD phase: gsd ready | check-wave N | start PLAN | done PLAN --status pass|fail|partial | edit-shared FILE -- CMD',
 };

@@ -74,6 +74,8 @@ export { gateToMessage, type GateMessage } from './gate/gate.js';
 export { runDemo, loadWave, defaultFixtureDir, type DemoResult } from './demo/demo.js';
 /** GSD adoption: import a GSD .planning tree and measure v1 vs v2 briefs on it. */
 export * from './gsd/index.js';
+/** Running a GSD phase: the ready queue, the wave check, start / done (claim, wire attempt, brief, typed result), shared-file edits, Studio's board. */
+export * from './phase/index.js';
 /** Addressable units: pieces of planning documents (decisions, requirements, sections) with stable ids and exact text, resolvable both ways. */
 export { readUnitsFile, writeUnits, renderUnitsFile, resolveUnit, reverseUnit, listUnits, unitText, unitsFilePath, type Unit, type UnitKind, type UnitsFile } from './units/units.js';
 /** CSP/1: the compact line-based text protocol, patches and checkpoints, conversion to typed messages. */

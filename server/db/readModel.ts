@@ -183,6 +183,20 @@ export class PrismaReadModelStore implements ReadModelStore {
   }
 
   async commit(batch: CommitBatch): Promise<void> {
+    try {
+      await this.commitOnce(batch);
+    } catch (e) {
+      // SQLite in WAL mode: a transaction that read the offsets cannot start writing once another
+      // process committed after that read (SQLITE_BUSY, which the busy timeout does not wait out).
+      // That is the same situation as a moved offset: another listener ran; catch up again.
+      if (!(e instanceof HeimdallError) && this.kind === 'sqlite' && /SQLITE_BUSY|database is locked/.test(String((e as Error)?.message ?? e))) {
+        throw new HeimdallError('conflict', `the read model ${this.location} was written by another process during this commit (SQLITE_BUSY); another listener is running, catch up again`);
+      }
+      throw e;
+    }
+  }
+
+  private async commitOnce(batch: CommitBatch): Promise<void> {
     const now = Date.now();
     await this.db.prisma.$transaction(
       async (tx) => {

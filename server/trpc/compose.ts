@@ -9,12 +9,13 @@ import type { Ctx } from '../core/context.js';
 import { releaseClaimAsDecision as releaseAsDecision } from '../core/decisions/release.js';
 import { spawnHaid } from '../core/identity/registry.js';
 import { replay } from '../core/wire/listener.js';
+import { type PhaseBoard, createBriefTokenCache, phaseBoard as board } from '../core/phase/board.js';
 import { MAX_STREAM_EVENTS, type StreamRow, type WireOverview, readStreamEvents, wireOverview as overview } from '../core/wire/overview.js';
 import type { LogRecord } from '../core/wire/types.js';
 import { type Runtime, createRuntime } from '../runtime.js';
 import { STUDIO_CLIENT, getRuntime } from './context.js';
 
-export { readCapsuleGraph, MAX_STREAM_EVENTS, STUDIO_CLIENT, type CapsuleNode, type StreamRow, type WireOverview };
+export { readCapsuleGraph, MAX_STREAM_EVENTS, STUDIO_CLIENT, type CapsuleNode, type StreamRow, type WireOverview, type PhaseBoard };
 
 /** Release one claim (`id`) or all of a holder's claims on its behalf, recorded as a decision of Studio's operator; the core refuses it without a reason. */
 export function releaseClaimAsDecision(ctx: Ctx, target: { haid?: string; id?: string }, reason: string) {
@@ -53,4 +54,12 @@ export function streamEvents(ctx: Ctx, topic: string, streamId: string): Promise
 /** `heimdall wire replay`: drop the read model and rebuild it from the whole log. */
 export function replayReadModel(ctx: Ctx) {
   return runtimeFor(ctx).exclusive(({ log, store }) => replay(ctx, log, store));
+}
+
+/** Brief token counts of the phase board, kept for this server process (keyed by what each brief is made of). */
+const briefTokens = createBriefTokenCache();
+
+/** The board of one GSD phase: the read model caught up, then plans by status, holders, leases and brief tokens. */
+export function phaseBoard(ctx: Ctx, phase?: string): Promise<PhaseBoard> {
+  return runtimeFor(ctx).exclusive((w) => board(ctx, w, { phase, cache: briefTokens }));
 }

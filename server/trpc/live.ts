@@ -19,9 +19,9 @@ import path from 'node:path';
 import type { Ctx } from '../core/context.js';
 
 /** A part of the planning tree a page can depend on; the client maps each to its queries. */
-export type Topic = 'log' | 'symbols' | 'blackboard' | 'capsules' | 'ledger' | 'team' | 'wire';
+export type Topic = 'log' | 'symbols' | 'blackboard' | 'capsules' | 'ledger' | 'team' | 'wire' | 'phase';
 
-export const TOPICS: readonly Topic[] = ['log', 'symbols', 'blackboard', 'capsules', 'ledger', 'team', 'wire'];
+export const TOPICS: readonly Topic[] = ['log', 'symbols', 'blackboard', 'capsules', 'ledger', 'team', 'wire', 'phase'];
 
 interface Watched {
   topic: Topic;
@@ -50,6 +50,10 @@ function watchedPaths(ctx: Ctx): Watched[] {
     // read model database lives there too and changes whenever Studio itself catches up on the log.
     { topic: 'wire', path: p.wireDir, depth: 1, include: (n) => n.endsWith('.jsonl') },
     { topic: 'wire', path: p.handshakeDir, depth: 2 },
+    // A GSD phase run: the imported task list and the typed results `heimdall gsd done` records
+    // (its claims and attempts already show as 'team' and 'wire').
+    { topic: 'phase', path: p.gsdTasks },
+    { topic: 'phase', path: p.taskResultsDir, depth: 1, include: (n) => n.endsWith('.json') },
   ];
 }
 

@@ -6,6 +6,7 @@ import { ledgerRouter } from './routers/ledger.js';
 import { liveRouter } from './routers/live.js';
 import { logRouter } from './routers/log.js';
 import { peersRouter } from './routers/peers.js';
+import { phaseRouter } from './routers/phase.js';
 import { streamsRouter } from './routers/streams.js';
 import { studioRouter } from './routers/studio.js';
 import { symbolsRouter } from './routers/symbols.js';
@@ -22,6 +23,7 @@ export const appRouter = router({
   agents: agentsRouter,
   streams: streamsRouter,
   peers: peersRouter,
+  phase: phaseRouter,
   live: liveRouter,
 });
 

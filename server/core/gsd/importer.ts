@@ -31,7 +31,7 @@ import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { deleteSymbol, readSymbols, setSymbols } from '../symbols/symbols.js';
 import { readUnitsFile, writeUnits } from '../units/units.js';
 import type { GsdModel } from './brief.js';
-import { cleanDeclaredPath, cleanPath, oneLine } from './parse.js';
+import { cleanDeclaredPath, cleanPath, oneLine, parsePlan, parseSummary } from './parse.js';
 import { type GsdPlan, type GsdProject, type GsdSummary, type Issue, type PlanFileEntry, comparePlanIds, loadGsdProject, planningRelative } from './tree.js';
 import { projectUnits, storedUnit } from './units.js';
 
@@ -291,6 +291,22 @@ function capsuleInput(s: GsdSummary, plan: GsdPlan | undefined, capsuleIds: Set<
     ...(ps.gotcha ? { gotcha: oneLine(ps.gotcha, 300) } : {}),
     depends,
   };
+}
+
+/**
+ * The capsule the import writes for a plan's SUMMARY (its text and input), read from that one
+ * SUMMARY and the plan's own PLAN file (no walk of the tree); undefined when the SUMMARY cannot be
+ * read. Dependencies are kept only when their capsule exists in `ctx`, as the import does.
+ * `heimdall gsd done` writes it when an executor finishes a plan.
+ */
+export function summaryCapsule(ctx: Ctx, task: GsdTask, planningDir: string, summaryFile: string): { id: string; input: ReturnType<typeof capsuleInput>; text: string } | undefined {
+  const raw = readOrUndefined(path.join(planningDir, summaryFile));
+  if (raw === undefined) return undefined;
+  const summary = { id: task.id, file: summaryFile, parsed: parseSummary(raw) } as GsdSummary;
+  const planRaw = task.plan_file ? readOrUndefined(path.join(planningDir, task.plan_file)) : undefined;
+  const plan = planRaw === undefined ? undefined : ({ id: task.id, depends: task.depends, parsed: parsePlan(planRaw) } as GsdPlan);
+  const input = capsuleInput(summary, plan, new Set(listCapsuleIds(ctx)));
+  return { id: task.id, input, text: renderCapsule(task.id, input) };
 }
 
 /** files_modified plus the files of its tasks, normalised and sorted. */

@@ -25,6 +25,8 @@ export interface PlanningPaths {
   runsDir: string;
   /** protocol/tasks.json: the task list an adopted GSD project imports. */
   gsdTasks: string;
+  /** protocol/results/<plan>.a<attempt>.json: the typed task_result `heimdall gsd done` recorded for each attempt. */
+  taskResultsDir: string;
   // ledger/: the team ledger
   teamLedgerDir: string;
   haids: string;
@@ -71,6 +73,7 @@ export function planningPaths(root: string): PlanningPaths {
     capsulesDir: path.join(protocolDir, 'capsules'),
     runsDir: path.join(protocolDir, 'runs'),
     gsdTasks: path.join(protocolDir, 'tasks.json'),
+    taskResultsDir: path.join(protocolDir, 'results'),
     teamLedgerDir,
     haids: path.join(teamLedgerDir, 'haids.json'),
     claims: path.join(teamLedgerDir, 'claims.json'),

@@ -8,6 +8,7 @@ import { claimTools } from './claims.js';
 import { decisionTools } from './decisions.js';
 import { a2aTools } from './a2a.js';
 import { herdTools } from './herd.js';
+import { gsdTools } from './gsd.js';
 import type { ToolDef } from './types.js';
 
 /** The six team-ledger tools of heimdall-team-spec §T-4 (their shape is the public 1.0.0 contract). */
@@ -18,6 +19,7 @@ export const ALL_TOOLS: ToolDef[] = [
   ...LEDGER_TOOLS,
   ...herdTools,
   ...a2aTools,
+  ...gsdTools,
 ];
 
 export { defineTool, type ToolDef, type ToolContext, type JsonSchema, type ObjectSchema } from './types.js';
