@@ -9,7 +9,7 @@ import type { Ctx } from '../core/context.js';
 import { releaseClaimAsDecision as releaseAsDecision } from '../core/decisions/release.js';
 import { spawnHaid } from '../core/identity/registry.js';
 import { replay } from '../core/wire/listener.js';
-import { type PhaseBoard, createBriefTokenCache, phaseBoard as board } from '../core/phase/board.js';
+import { type PhaseBoard, createBriefTokenCache, phaseBoard as buildPhaseBoard } from '../core/phase/board.js';
 import { MAX_STREAM_EVENTS, type StreamRow, type WireOverview, readStreamEvents, wireOverview as overview } from '../core/wire/overview.js';
 import type { LogRecord } from '../core/wire/types.js';
 import { type Runtime, createRuntime } from '../runtime.js';
@@ -61,5 +61,5 @@ const briefTokens = createBriefTokenCache();
 
 /** The board of one GSD phase: the read model caught up, then plans by status, holders, leases and brief tokens. */
 export function phaseBoard(ctx: Ctx, phase?: string): Promise<PhaseBoard> {
-  return runtimeFor(ctx).exclusive((w) => board(ctx, w, { phase, cache: briefTokens }));
+  return runtimeFor(ctx).exclusive((w) => buildPhaseBoard(ctx, w, { phase, cache: briefTokens }));
 }
