@@ -27,23 +27,25 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The known name `input` most likely meant, or undefined when none is close: within two edits (a
- * third of the name's length for long names), or the only name that starts with it (three
- * characters at least). Case does not count. Ties go to the name listed first.
+ * The known name `input` most likely meant, or undefined when none is close: the only name that
+ * starts with it (three characters at least), else the nearest within two edits (a third of the
+ * name's length for long names). Case does not count (`Resolve` means `resolve`); a known name means
+ * itself (undefined). Ties go to the name listed first.
  */
 export function closest(input: string, names: readonly string[]): string | undefined {
   const n = input.trim().toLowerCase();
-  if (n === '') return undefined;
+  if (n === '' || names.includes(input)) return undefined;
+  // A word the user began is a stronger sign than a near spelling: `stu` is studio, not setup.
+  if (n.length >= 3) {
+    const starts = names.filter((name) => name.toLowerCase().startsWith(n));
+    if (starts.length === 1) return starts[0];
+  }
   let best: { name: string; d: number } | undefined;
   for (const name of names) {
     const d = editDistance(n, name.toLowerCase());
     if (!best || d < best.d) best = { name, d };
   }
-  if (best && best.name !== input && best.d <= Math.max(2, Math.floor(best.name.length / 3)) && best.d < Math.max(n.length, 2)) return best.name;
-  if (n.length >= 3) {
-    const starts = names.filter((name) => name.toLowerCase().startsWith(n));
-    if (starts.length === 1) return starts[0];
-  }
+  if (best && best.d <= Math.max(2, Math.floor(best.name.length / 3)) && best.d < Math.max(n.length, 2)) return best.name;
   return undefined;
 }
 
