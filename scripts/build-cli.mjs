@@ -13,23 +13,28 @@
 //
 // Start-up time is the CLI's main cost: agents run these programs from bash hundreds of times per
 // task, and `heimdall-resolve F12` must cost at most 1.2x `node -e 0` (BENCHMARKS.md, "Core protocol
-// CLI"). Three steps after esbuild's split build get it there (each measured, see bench/cli.bench.ts):
+// CLI"). Four steps after esbuild's split build get it there (each measured, see bench/cli.bench.ts):
 //   1. Every output file becomes a CommonJS module. Node 20 loads an ES module through its
 //      asynchronous loader (URL resolution, a facade per built-in, a job per file): about 10 ms more
 //      than require() for the same code. esbuild splits ES modules only, so its ES output is
 //      converted file by file (esbuild's transform; `import()` of a chunk becomes a lazy require,
 //      import.meta.url a getter on the file's own path) and each folder gets a package.json saying
 //      "commonjs". Bundled code is strict (it was ES module code), so every file says "use strict".
-//   2. The chunks the common commands load (the static closure of the CLI entry, the runtime, the
-//      identity rule and the agent-facing commands in HOT below) are joined into one file,
-//      dist/chunks/hot.js, each kept in its own function and run on first require, exactly once, as
-//      Node runs a module. Opening and compiling fourteen small files costs more than one; a chunk
-//      in hot.js that a command does not use costs only its pre-parse. Every other file reaches a
-//      joined chunk through hot.js's loader, so each chunk exists once per process (one
-//      HeimdallError class, one set of storage limits, one lock registry).
-//   3. Source maps follow both steps (an index map for hot.js), and each file names the npm
-//      packages bundled into it on `// node_modules/<package>/` lines, which the license notice
+//   2. The chunks the common commands load (the static closure of the CLI entry and of HOT below)
+//      are joined into one file, dist/chunks/hot-defs.js, each kept in its own function and run on
+//      first require, exactly once, as Node runs a module; dist/chunks/hot.js is their loader.
+//      Opening and compiling twenty small files costs more than one; a joined chunk a command does
+//      not use costs only its pre-parse. Every other file reaches a joined chunk through hot.js, so
+//      each chunk exists once per process (one HeimdallError class, one set of storage limits, one
+//      lock registry).
+//   3. hot.js compiles hot-defs.js with a V8 code cache kept beside it (written by the first run of
+//      a build on a given Node; see the comment in hot.js): compiling our code is most of what is
+//      left of the start-up. HEIMDALL_CODE_CACHE=0 turns it off.
+//   4. Source maps follow (an index map for hot-defs.js), and each file names the npm packages
+//      bundled into it on `// node_modules/<package>/` lines, which the license notice
 //      (scripts/build-package.mjs) and the engines test read.
+// A startup snapshot (node --build-snapshot) was measured and left out: BENCHMARKS.md says why.
+import { createHash } from 'node:crypto';
 import { build, transform } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,11 +56,21 @@ export const RUNTIME_EXTERNALS = ['ajv', 'gpt-tokenizer', 'better-sqlite3', 'pg-
  */
 const HOT = [
   'server/runtime.ts',
+  'server/core/identity/session.ts',
   'server/cli/commands/resolve.ts',
   'server/cli/commands/blackboard.ts',
+  'server/cli/commands/validate.ts',
+  'server/cli/commands/capsule.ts',
+  'server/cli/commands/claim.ts',
+  'server/cli/commands/haid.ts',
+  'server/cli/commands/log.ts',
+  'server/cli/commands/gate.ts',
+  'server/cli/commands/ledger.ts',
 ];
 /** A chunk this large is vendored code (the MCP SDK, zod, yaml, NATS): left in its own file. */
 const HOT_MAX_BYTES = 64 * 1024;
+/** Built-ins Node has loaded before any user code runs: requiring one costs a lookup. */
+const PRELOADED = new Set(['fs', 'path', 'url', 'events', 'buffer', 'util', 'async_hooks', 'timers', 'querystring']);
 
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 
@@ -135,6 +150,7 @@ await Promise.all(
       body = `var __heimdallBuiltin = (m) => ({ __proto__: m, default: m });\n${body}`;
       out.map = shiftMap(out.map, 1);
     }
+    body = lazyBuiltins(body);
     if (body.includes('__heimdallMeta')) {
       // import.meta.url, computed on first use: pathToFileURL costs a little, and most files never ask.
       body = `var __heimdallMeta = { get url() { return require("node:url").pathToFileURL(__filename).href; } };\n${body}`;
@@ -159,9 +175,14 @@ for (const src of [entries['cli/main'], ...HOT]) {
   visit(out);
 }
 for (const name of [...hot]) {
-  if (modules.get(name).entry || !name.startsWith('chunks/') || modules.get(name).code.length > HOT_MAX_BYTES) hot.delete(name);
+  const m = modules.get(name);
+  // A real import() stays out: code compiled by vm.Script has no dynamic-import hook on Node 20.
+  if (m.entry || !name.startsWith('chunks/') || m.code.length > HOT_MAX_BYTES || /\bimport\(/.test(m.code)) hot.delete(name);
 }
 const HOT_FILE = 'chunks/hot.js';
+const HOT_DEFS = 'chunks/hot-defs.js';
+/** Files of a previous run that stay (the code caches of this very build). */
+const keep = new Set();
 
 /** Requires of joined chunks go through hot.js's loader; import() markers become lazy requires. */
 function link(name, code, inHot) {
@@ -175,6 +196,25 @@ function link(name, code, inHot) {
       const load = hot.has(t) ? `__heimdallHot(${JSON.stringify(path.posix.basename(t))})` : `require(${JSON.stringify(inHot ? specifier(HOT_FILE, t) : spec)})`;
       return `Promise.resolve().then(() => ${load})`;
     });
+}
+
+/**
+ * A built-in that is not preloaded (node:module, node:os, node:crypto, ...) is required when first
+ * used rather than when the file loads: `import os from 'node:os'` for a lock's host name would
+ * otherwise cost every command that only reads. Done only where the module object is used for
+ * its properties alone (`import_node_os.default.hostname()`, `(0, import_node_module.createRequire)(...)`),
+ * so a getter per property read stands in for it; anything else keeps the plain require.
+ */
+function lazyBuiltins(code) {
+  return code.replace(/^var (import_node_\w+) = (__heimdallBuiltin\()?require\("node:([\w/]+)"\)\)?;$/gm, (line, name, wrapped, mod) => {
+    if (PRELOADED.has(mod)) return line;
+    const uses = [...code.matchAll(new RegExp(`\\b${name}\\b(\\.[A-Za-z_$][\\w$]*)?`, 'g'))];
+    // The declaration itself, then only property reads.
+    if (uses.length < 2 || uses.slice(1).some((u) => u[1] === undefined)) return line;
+    const props = [...new Set(uses.slice(1).map((u) => (u[1]).slice(1)))];
+    const getters = props.map((p) => (p === 'default' && wrapped ? `get default() { return require("node:${mod}"); }` : `get ${p}() { return require("node:${mod}").${p}; }`));
+    return `var ${name} = { ${getters.join(', ')} };`;
+  });
 }
 
 /** A source map with `lines` more generated lines at its top. */
@@ -197,42 +237,88 @@ for (const [name, m] of modules) {
 }
 if (hot.size) {
   const members = [...hot].sort();
-  const lines = [
-    '"use strict";',
-    '// The chunks the common commands load, joined (scripts/build-cli.mjs, step 2): each runs on first use, once.',
-    ...markers([...new Set(members.flatMap((n) => modules.get(n).packages))].sort()),
-    'const __heimdallDefs = {',
-  ];
+  // hot-defs.js: one expression, a function returning every joined chunk as a function. Its first
+  // line names the build (a hash of the rest), which names the code cache made from it.
+  const lines = ['(function (require, __heimdallHot) {', '"use strict";', 'return {'];
   const sections = [];
   for (const n of members) {
     const m = modules.get(n);
     lines.push(`${JSON.stringify(path.posix.basename(n))}: function (exports, require, module, __filename, __dirname) {`);
-    sections.push({ offset: { line: lines.length, column: 0 }, map: JSON.parse(m.map) });
+    // +1: the build line goes on top.
+    sections.push({ offset: { line: lines.length + 1, column: 0 }, map: JSON.parse(m.map) });
     const code = link(n, m.code, true);
     lines.push(code.endsWith('\n') ? code.slice(0, -1) : code, '},');
   }
-  lines.push(
-    '};',
-    'const __heimdallCache = Object.create(null);',
-    '/** require() for a joined chunk: evaluated once, on first use; a chunk that throws is evaluated again next time, as Node does. */',
-    'function __heimdallHot(name) {',
-    '  const cached = __heimdallCache[name];',
-    '  if (cached) return cached.exports;',
-    '  const mod = (__heimdallCache[name] = { exports: {} });',
-    '  try {',
-    '    __heimdallDefs[name].call(mod.exports, mod.exports, require, mod, `${__dirname}/${name}`, __dirname);',
-    '  } catch (e) {',
-    '    delete __heimdallCache[name];',
-    '    throw e;',
-    '  }',
-    '  return mod.exports;',
-    '}',
-    'module.exports = __heimdallHot;',
-    '//# sourceMappingURL=hot.js.map',
-    '',
+  lines.push('};', '})');
+  const body = lines.join('\n');
+  const build = createHash('sha256').update(body).digest('hex').slice(0, 16);
+  files.set(HOT_DEFS, `// heimdall-build ${build}\n${body}\n//# sourceMappingURL=hot-defs.js.map\n`);
+  files.set(`${HOT_DEFS}.map`, JSON.stringify({ version: 3, file: 'hot-defs.js', sections }));
+  keep.add(new RegExp(`^\\.hot-defs\\.${build}\\.[^/]+\\.cache$`));
+  files.set(
+    HOT_FILE,
+    [
+      '"use strict";',
+      '// The chunks the common commands load, joined (scripts/build-cli.mjs, steps 2 and 3): their code is in',
+      '// hot-defs.js, compiled with a V8 code cache; each chunk runs on first use, once.',
+      ...markers([...new Set(members.flatMap((n) => modules.get(n).packages))].sort()),
+      'const fs = require("node:fs");',
+      'const vm = require("node:vm");',
+      'const DEFS = `${__dirname}/hot-defs.js`;',
+      '',
+      '/**',
+      ' * hot-defs.js, compiled from its code cache when there is one for this build, this Node and this',
+      " * architecture (V8 refuses a cache made with other flags, and the file name carries the build's hash,",
+      ' * since V8 checks only the length of the source). A missing or refused cache is written when the',
+      ' * process exits, with what the run compiled, to a scratch file renamed into place; where the folder',
+      ' * is read-only, or HEIMDALL_CODE_CACHE=0, the code is compiled as usual.',
+      ' */',
+      'function compileDefs() {',
+      '  const source = fs.readFileSync(DEFS, "utf8");',
+      '  const build = /^\\/\\/ heimdall-build ([0-9a-f]{16})\\n/.exec(source)?.[1];',
+      '  const cacheFile = build && process.env.HEIMDALL_CODE_CACHE !== "0" ? `${__dirname}/.hot-defs.${build}.${process.version}-${process.arch}.cache` : undefined;',
+      '  let cachedData;',
+      '  if (cacheFile) {',
+      '    try {',
+      '      cachedData = fs.readFileSync(cacheFile);',
+      '    } catch {',
+      '      // none yet',
+      '    }',
+      '  }',
+      '  const script = new vm.Script(source, { filename: DEFS, cachedData });',
+      '  if (cacheFile && (cachedData === undefined || script.cachedDataRejected)) {',
+      '    process.once("exit", () => {',
+      '      const scratch = `${cacheFile}.${process.pid}.tmp`;',
+      '      try {',
+      '        fs.writeFileSync(scratch, script.createCachedData());',
+      '        fs.renameSync(scratch, cacheFile);',
+      '      } catch {',
+      '        fs.rmSync(scratch, { force: true });',
+      '      }',
+      '    });',
+      '  }',
+      '  return script.runInThisContext()(require, __heimdallHot);',
+      '}',
+      '',
+      'const __heimdallDefs = compileDefs();',
+      'const __heimdallCache = Object.create(null);',
+      '/** require() for a joined chunk: evaluated once, on first use; a chunk that throws is evaluated again next time, as Node does. */',
+      'function __heimdallHot(name) {',
+      '  const cached = __heimdallCache[name];',
+      '  if (cached) return cached.exports;',
+      '  const mod = (__heimdallCache[name] = { exports: {} });',
+      '  try {',
+      '    __heimdallDefs[name].call(mod.exports, mod.exports, require, mod, `${__dirname}/${name}`, __dirname);',
+      '  } catch (e) {',
+      '    delete __heimdallCache[name];',
+      '    throw e;',
+      '  }',
+      '  return mod.exports;',
+      '}',
+      'module.exports = __heimdallHot;',
+      '',
+    ].join('\n'),
   );
-  files.set(HOT_FILE, lines.join('\n'));
-  files.set(`${HOT_FILE}.map`, JSON.stringify({ version: 3, file: 'hot.js', sections }));
 }
 for (const dir of ['cli', 'mcp', 'chunks']) files.set(`${dir}/package.json`, '{ "type": "commonjs" }\n');
 for (const f of others) files.set(rel(f.path), f.contents);
@@ -265,6 +351,6 @@ for (const dir of ['cli', 'mcp', 'chunks']) {
   if (!existsSync(full)) continue;
   for (const name of readdirSync(full)) {
     const file = path.join(full, name);
-    if (!written.has(file)) rmSync(file, { recursive: true, force: true });
+    if (!written.has(file) && ![...keep].some((k) => k.test(name))) rmSync(file, { recursive: true, force: true });
   }
 }
