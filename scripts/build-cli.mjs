@@ -160,7 +160,7 @@ await Promise.all(
   }),
 );
 
-// ---- 2. Join the common chunks into chunks/hot.js.
+// ---- 2. Join the common chunks into chunks/hot-defs.js, loaded by chunks/hot.js.
 const staticDeps = (name) => [...modules.get(name).code.matchAll(/\brequire\("(\.\.?\/[^"\n]+\.js)"\)/g)].map((m) => target(name, m[1])).filter((t) => modules.has(t));
 const hot = new Set();
 const visit = (name) => {
@@ -211,7 +211,7 @@ function lazyBuiltins(code) {
     const uses = [...code.matchAll(new RegExp(`\\b${name}\\b(\\.[A-Za-z_$][\\w$]*)?`, 'g'))];
     // The declaration itself, then only property reads.
     if (uses.length < 2 || uses.slice(1).some((u) => u[1] === undefined)) return line;
-    const props = [...new Set(uses.slice(1).map((u) => (u[1]).slice(1)))];
+    const props = [...new Set(uses.slice(1).map((u) => u[1].slice(1)))];
     const getters = props.map((p) => (p === 'default' && wrapped ? `get default() { return require("node:${mod}"); }` : `get ${p}() { return require("node:${mod}").${p}; }`));
     return `var ${name} = { ${getters.join(', ')} };`;
   });
@@ -228,7 +228,7 @@ const markers = (packages) => packages.map((p) => `// ${p}`);
 const files = new Map(); // dist-relative name -> contents
 for (const [name, m] of modules) {
   if (hot.has(name)) continue;
-  let code = link(name, m.code, false);
+  const code = link(name, m.code, false);
   const head = ['"use strict";', ...markers(m.packages)];
   if (code.includes('__heimdallHot(')) head.push(`var __heimdallHot = require(${JSON.stringify(specifier(name, HOT_FILE))});`);
   const base = path.posix.basename(name);
