@@ -7,6 +7,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { setFact } from '../server/core/blackboard/blackboard.js';
+import { makeCtx } from '../server/core/context.js';
+import { initPlanning } from '../server/core/planning/init.js';
 import { PROTOCOL_VERSION } from '../server/core/planning/version.js';
 import { BIN, REPO_ROOT, hermeticEnv, runBin, tmpDir, tmpPlanning } from '../server/testing/fixtures.js';
 
@@ -82,6 +85,22 @@ describe('errors under --json, through the bundle', () => {
     const typo = runBin('heimdall', ['reslove', 'F12', '--json'], { planning });
     expect(typo.code).toBe(2);
     expect(JSON.parse(typo.stderr)).toMatchObject({ error: { code: 'usage', exit: 2, suggestion: 'resolve' } });
+  });
+});
+
+describe('output to a reader that stops early', () => {
+  it('ends quietly when the pipe closes (`| head -c 10`), exit 0, no stack', () => {
+    const planning = tmpPlanning();
+    const ctx = makeCtx(planning);
+    initPlanning(ctx);
+    // 400 KB of lines, more than a pipe holds: the writes after head exits get EPIPE.
+    for (let i = 0; i < 400; i++) setFact(ctx, `k${i}`, 'x'.repeat(1000));
+    const r = spawnSync('bash', ['-c', `'${path.join(BIN, 'heimdall-blackboard')}' list | head -c 10; echo " status=\${PIPESTATUS[0]}" >&2`], {
+      encoding: 'utf8',
+      env: hermeticEnv({ HEIMDALL_PLANNING_DIR: planning }),
+    });
+    expect(r.stdout).toHaveLength(10);
+    expect(r.stderr.trim()).toBe('status=0');
   });
 });
 
