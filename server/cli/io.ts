@@ -80,6 +80,11 @@ function lineWriter(fd: 1 | 2, stream: () => NodeJS.WriteStream): (text: string)
       if (code === 'EPIPE') mode = 'closed';
       else if (code === 'EAGAIN') {
         mode = 'stream';
+        // The stream reports a reader that went away as an 'error' event: ended quietly too.
+        stream().on('error', (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EPIPE') throw err;
+          mode = 'closed';
+        });
         stream().write(buf.subarray(off));
       } else throw e;
     }
