@@ -1,8 +1,8 @@
 /**
  * What `--version` prints, for every program and the MCP server: the package's name and version and
  * the protocol version. The bundle has the package's fields inlined (scripts/build-cli.mjs defines
- * __HEIMDALL_PACKAGE_NAME__ and __HEIMDALL_PACKAGE_VERSION__), so a program never reads package.json to answer; run from the sources
- * (tests), the checkout's package.json is read.
+ * __HEIMDALL_PACKAGE_NAME__ and __HEIMDALL_PACKAGE_VERSION__), so a program never reads package.json
+ * to answer; run from the sources (tests), the checkout's package.json is read.
  */
 import { readFileSync } from 'node:fs';
 import { PROTOCOL_VERSION } from './core/planning/version.js';
