@@ -206,7 +206,7 @@ function check() {
   if (missing.length) fail(`the package would be missing ${missing.join(', ')}`);
   for (const bin of Object.values(pkg.bin)) {
     const text = fs.readFileSync(path.join(root, bin), 'utf8');
-    const target = /import\('\.\.\/(dist\/[^']+)'\)/.exec(text)?.[1];
+    const target = /require\('\.\.\/(dist\/[^']+)'\)/.exec(text)?.[1];
     if (!target || !fs.existsSync(path.join(root, target))) fail(`${bin} loads ${target ?? '(nothing found)'}, which is not built`);
   }
 }

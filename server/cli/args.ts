@@ -1,8 +1,11 @@
 /**
  * A small, strict argument parser: unknown flags and missing values are usage errors (exit 2) that
- * show the command's usage line, rather than being silently ignored.
+ * show the command's usage line (and the closest known flag), rather than being silently ignored.
+ * `--help`/`-h` and `--version`/`-V` are accepted by every command; main.ts prints them.
+ * The conventions every command follows are in ./README.md.
  */
 import { HeimdallError } from '../core/errors.js';
+import { closest } from '../core/suggest.js';
 
 export type FlagKind = 'string' | 'boolean' | 'int';
 
@@ -18,8 +21,31 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-export function usageError(usage: string, message: string): HeimdallError {
-  return new HeimdallError('usage', `${message}\nusage: ${usage}`);
+/** What a usage error carries besides its message, so `--json` can print the reason and the usage apart. */
+export interface UsageDetails {
+  usage?: string;
+  reason?: string;
+  /** The known name the user probably meant (an unknown subcommand, flag or mechanism). */
+  suggestion?: string;
+  /** `--help` was asked for: print the usage, exit 0. */
+  help?: boolean;
+  /** `--version` was asked for: print the version, exit 0. */
+  version?: boolean;
+}
+
+export function usageError(usage: string, message: string, suggestion?: string): HeimdallError {
+  const details: UsageDetails = { usage, reason: message, ...(suggestion !== undefined ? { suggestion } : {}) };
+  return new HeimdallError('usage', `${message}\nusage: ${usage}`, details);
+}
+
+/**
+ * The error for a subcommand (or any word from a fixed list) that is not one: names the closest
+ * known one. `what` says what the word is (`subcommand`, `source`, `bench`).
+ */
+export function unknownWord(usage: string, got: string | undefined, known: readonly string[], what = 'subcommand'): HeimdallError {
+  const suggestion = got === undefined ? undefined : closest(got, known);
+  const hint = suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`;
+  return usageError(usage, `unknown ${what} ${JSON.stringify(got)}${hint}; one of ${known.join(', ')}`, suggestion);
 }
 
 export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
@@ -29,7 +55,8 @@ export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
   let rest = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
-    if (!rest && (a === '--help' || a === '-h')) throw new HeimdallError('usage', `usage: ${spec.usage}`, { help: true });
+    if (!rest && (a === '--help' || a === '-h')) throw new HeimdallError('usage', `usage: ${spec.usage}`, { help: true, usage: spec.usage } satisfies UsageDetails);
+    if (!rest && (a === '--version' || a === '-V')) throw new HeimdallError('usage', 'version', { version: true } satisfies UsageDetails);
     if (rest || !a.startsWith('--') || a === '--') {
       if (a === '--' && !rest) {
         rest = true;
@@ -40,10 +67,16 @@ export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
     }
     const eq = a.indexOf('=');
     const name = eq === -1 ? a.slice(2) : a.slice(2, eq);
-    const kind = kinds[name];
+    const kind = Object.hasOwn(kinds, name) ? kinds[name] : undefined;
     if (!kind) {
       const known = Object.keys(kinds);
-      throw usageError(spec.usage, `unknown option --${name}${known.length ? ` (accepted: ${known.map((k) => `--${k}`).join(', ')})` : ''}`);
+      const near = closest(name, known);
+      const suggestion = near === undefined ? undefined : `--${near}`;
+      throw usageError(
+        spec.usage,
+        `unknown option --${name}${suggestion ? ` (did you mean ${suggestion}?)` : ''}${known.length ? ` (accepted: ${known.map((k) => `--${k}`).join(', ')})` : ''}`,
+        suggestion,
+      );
     }
     if (kind === 'boolean') {
       if (eq !== -1) throw usageError(spec.usage, `--${name} takes no value`);

@@ -23,6 +23,10 @@ export interface CliEnv {
   caller(explicit?: string, kind?: string): Promise<{ ctx: Ctx; identity: CallerIdentity }>;
 }
 
+/**
+ * One mechanism of the CLI. Conventions every command follows (flags, subcommands, `--json`, stdout
+ * vs stderr, errors and exit codes, start-up cost): server/cli/README.md.
+ */
 export interface Command {
   summary: string;
   run(argv: string[], env: CliEnv): Promise<number>;

@@ -4,6 +4,7 @@
  * stdin is bounded like every read (HEIMDALL_MAX_READ_BYTES): piping /dev/zero or an endless stream
  * into a command ends with an error naming the limit, never with a process that grows until it dies.
  */
+import { writeSync } from 'node:fs';
 import { HeimdallError } from '../core/errors.js';
 import { storageLimits, tooLarge } from '../core/planning/limits.js';
 
@@ -54,10 +55,46 @@ export async function* boundedLines(stream: AsyncIterable<Buffer | string> | Ite
   if (size > 0) yield take(Buffer.alloc(0));
 }
 
+/**
+ * A line writer on fd 1 or 2. It writes with writeSync, so a command that prints one line never
+ * builds process.stdout (a stream, and the stream modules behind it, cost a few milliseconds at
+ * start: agents run these programs hundreds of times per task). A non-blocking pipe that is full
+ * (EAGAIN) hands the rest to the stream, which queues it and keeps the process alive until it is
+ * written; a reader that went away (EPIPE: `heimdall log 1000 | head -1`) ends the output quietly,
+ * as the shell's own tools do.
+ */
+function lineWriter(fd: 1 | 2, stream: () => NodeJS.WriteStream): (text: string) => void {
+  let mode: 'sync' | 'stream' | 'closed' = 'sync';
+  return (text) => {
+    if (mode === 'closed') return;
+    if (mode === 'stream') {
+      stream().write(`${text}\n`);
+      return;
+    }
+    const buf = Buffer.from(`${text}\n`);
+    let off = 0;
+    try {
+      while (off < buf.length) off += writeSync(fd, buf, off);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') mode = 'closed';
+      else if (code === 'EAGAIN') {
+        mode = 'stream';
+        // The stream reports a reader that went away as an 'error' event: ended quietly too.
+        stream().on('error', (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EPIPE') throw err;
+          mode = 'closed';
+        });
+        stream().write(buf.subarray(off));
+      } else throw e;
+    }
+  };
+}
+
 export function processIo(): Io {
   return {
-    out: (t) => process.stdout.write(`${t}\n`),
-    err: (t) => process.stderr.write(`${t}\n`),
+    out: lineWriter(1, () => process.stdout),
+    err: lineWriter(2, () => process.stderr),
     readStdin: async () => {
       try {
         return await readBounded(process.stdin);
@@ -68,7 +105,11 @@ export function processIo(): Io {
       }
     },
     stdinLines: () => boundedLines(process.stdin),
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    // Asked only by the commands that read stdin: process.stdin (and node:tty, node:net and the
+    // stream modules behind it) is built on first use, not for every command.
+    get stdinIsTTY() {
+      return Boolean(process.stdin.isTTY);
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { parseJsonText } from '../../core/planning/fsx.js';
 import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/handshake/handshake.js';
 import { isAddressLike } from '../../core/identity/agent.js';
-import { bool, parseArgs, str, usageError } from '../args.js';
+import { bool, parseArgs, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';
 import { printJson } from './_util.js';
@@ -12,7 +12,8 @@ const USAGE = [
   '       heimdall a2a result [--as ID]              TASK_RESULT JSON on stdin -> accepted, with tokens_spent beside the ledger',
   '       heimdall a2a route                         TASK_DISPATCH JSON on stdin -> the decision, nothing recorded',
   '       heimdall a2a peers [--json]                the live peer profiles',
-  '  exit 1 when a dispatch ends blocked and not re-routed; --client-identity is the same as --as',
+  '  all take --json (announce, dispatch, result and route print JSON either way); exit 1 when a dispatch ends',
+  '  blocked and not re-routed; --client-identity is the same as --as',
   '  ID: an agent id (hermes-1), a herd address (mason.1@core), a session (claude-code.2) or a HAID; default: HEIMDALL_AGENT',
 ].join('\n');
 
@@ -95,7 +96,7 @@ export const command: Command = {
         return 0;
       }
       default:
-        throw usageError(USAGE, `unknown subcommand ${JSON.stringify(sub)}`);
+        throw unknownWord(USAGE, sub, ['announce', 'dispatch', 'result', 'route', 'peers']);
     }
   },
 };

@@ -1,5 +1,5 @@
 import { benchGsd, formatBench } from '../../core/gsd/bench.js';
-import { bool, parseArgs, str, usageError } from '../args.js';
+import { bool, parseArgs, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
@@ -11,7 +11,7 @@ export const command: Command = {
   async run(argv, { io, runtime }) {
     const p = parseArgs(argv, { usage: USAGE, flags: { json: 'boolean', keep: 'boolean', 'emit-briefs': 'string', record: 'boolean', run: 'string' }, positionals: [2, 2] });
     const [kind, dir] = p.positionals as [string, string];
-    if (kind !== 'gsd') throw usageError(USAGE, `unknown bench ${JSON.stringify(kind)} (supported: gsd)`);
+    if (kind !== 'gsd') throw unknownWord(USAGE, kind, ['gsd'], 'bench');
     const emit = str(p, 'emit-briefs');
     if (emit !== undefined && emit.trim() === '') throw usageError(USAGE, '--emit-briefs needs a folder');
     const run = str(p, 'run');

@@ -1,5 +1,5 @@
 import { deleteFact, getFact, readFacts, setFact } from '../../core/blackboard/blackboard.js';
-import { bool, parseArgs, usageError } from '../args.js';
+import { bool, parseArgs, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson, printTable } from './_util.js';
 
@@ -37,7 +37,7 @@ export const command: Command = {
         if (json) printJson(io, { deleted: key });
         return 0;
       default:
-        throw usageError(USAGE, `unknown subcommand ${JSON.stringify(verb)}`);
+        throw unknownWord(USAGE, verb, ['set', 'get', 'list', 'delete']);
     }
   },
 };

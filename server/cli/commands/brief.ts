@@ -2,7 +2,7 @@ import { buildBrief } from '../../core/briefs/briefs.js';
 import { gsdBrief } from '../../core/gsd/brief.js';
 import { listUnits, resolveUnit, reverseUnit, unitText, readUnitsFile } from '../../core/units/units.js';
 import { HeimdallError } from '../../core/errors.js';
-import { bool, list, parseArgs, requireStr, str, usageError } from '../args.js';
+import { bool, list, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
@@ -81,7 +81,7 @@ export const command: Command = {
         });
       return 0;
     }
-    if (sub !== 'build') throw usageError(USAGE, `unknown subcommand ${JSON.stringify(sub)} (build, gsd, unit)`);
+    if (sub !== 'build') throw unknownWord(USAGE, sub, ['build', 'gsd', 'unit']);
     if (p.positionals.length !== 1) throw usageError(USAGE, `unexpected argument ${JSON.stringify(p.positionals[1])}`);
     const b = buildBrief(ctx(), {
       task: requireStr(p, 'task', USAGE),

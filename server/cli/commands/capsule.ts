@@ -1,10 +1,10 @@
 import { closure, hydrate, listCapsuleIds, readCapsule, writeCapsule } from '../../core/capsules/capsules.js';
-import { bool, list, parseArgs, requireStr, str, usageError } from '../args.js';
+import { bool, list, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
 const USAGE = [
-  'heimdall-capsule write ID --what TEXT --where REF [--decision TEXT] [--gotcha TEXT] [--depends a,b]',
+  'heimdall-capsule write ID --what TEXT --where REF [--decision TEXT] [--gotcha TEXT] [--depends a,b] [--json]',
   '       heimdall-capsule hydrate ID... | deps ID... | show ID | list   [--json]',
 ].join('\n');
 
@@ -65,7 +65,7 @@ export const command: Command = {
         return 0;
       }
       default:
-        throw usageError(USAGE, `unknown subcommand ${JSON.stringify(verb)}`);
+        throw unknownWord(USAGE, verb, ['write', 'hydrate', 'deps', 'show', 'list']);
     }
   },
 };

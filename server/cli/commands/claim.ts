@@ -1,5 +1,5 @@
 import { DEFAULT_TTL_MINUTES, listClaims, makeClaim, releaseClaim, splitSurfaceList } from '../../core/claims/index.js';
-import { bool, int, parseArgs, requireStr, str, usageError } from '../args.js';
+import { bool, int, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
@@ -63,7 +63,7 @@ export const command: Command = {
         return 0;
       }
       default:
-        throw usageError(USAGE, `unknown subcommand ${JSON.stringify(verb)}`);
+        throw unknownWord(USAGE, verb, ['claim', 'list', 'release']);
     }
   },
 };

@@ -8,7 +8,7 @@ import { applyPatchText, initState, readCheckpoint, stateReport, verifyState } f
 import { type CspError, formatCspErrors } from '../../core/csp/types.js';
 import { validateCsp } from '../../core/csp/validate.js';
 import { HeimdallError } from '../../core/errors.js';
-import { bool, int, parseArgs, str, usageError } from '../args.js';
+import { bool, int, parseArgs, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';
 import { printJson } from './_util.js';
@@ -82,7 +82,7 @@ export const command: Command = {
       positionals: [1, 2],
     });
     const [verb, arg] = p.positionals as [string, string | undefined];
-    if (!VERBS.includes(verb)) throw usageError(USAGE, `unknown subcommand ${JSON.stringify(verb)} (one of ${VERBS.join(', ')})`);
+    if (!VERBS.includes(verb)) throw unknownWord(USAGE, verb, VERBS);
     const json = bool(p, 'json');
     const only = (allowed: string[]) => {
       const bad = Object.keys(p.flags).filter((f) => f !== 'json' && !allowed.includes(f));
@@ -217,7 +217,7 @@ export const command: Command = {
         return 0;
       }
       default:
-        throw usageError(USAGE, `unknown subcommand ${JSON.stringify(verb)}`);
+        throw unknownWord(USAGE, verb, VERBS);
     }
   },
 };

@@ -1,5 +1,5 @@
 import { listHaids, registerHaid, retireHaid, rootHaid, spawnHaid } from '../../core/identity/index.js';
-import { bool, parseArgs, str, usageError } from '../args.js';
+import { bool, parseArgs, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
@@ -67,7 +67,7 @@ export const command: Command = {
         return 0;
       }
       default:
-        throw usageError(USAGE, `unknown subcommand ${JSON.stringify(verb)}`);
+        throw unknownWord(USAGE, verb, ['spawn', 'register', 'list', 'retire', 'root', 'whoami']);
     }
   },
 };

@@ -2,7 +2,7 @@ import { parseAgentAddress } from '../../core/herd/address.js';
 import { checkin, listAgents, peekInbox, send } from '../../core/herd/checkin.js';
 import { isAddressLike } from '../../core/identity/agent.js';
 import { readTeam, teamFile, writeDefaultTeam } from '../../core/herd/team.js';
-import { bool, list, parseArgs, requireStr, str, usageError } from '../args.js';
+import { bool, list, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
@@ -143,7 +143,7 @@ export const command: Command = {
         return 0;
       }
       default:
-        throw usageError(USAGE, `unknown subcommand ${JSON.stringify(p.positionals[0])}`);
+        throw unknownWord(USAGE, p.positionals[0], ['checkin', 'send', 'inbox', 'status', 'team']);
     }
   },
 };

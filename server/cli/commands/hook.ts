@@ -45,7 +45,7 @@ import { type HaidRegistry, readRegistry } from '../../core/identity/registry.js
 import { usableSessionId } from '../../core/identity/env.js';
 import { locatePlanningTree, noTreeMessage } from '../../core/planning/paths.js';
 import { applyStorageLimits, clockFrom } from '../../runtime.js';
-import { bool, parseArgs, str } from '../args.js';
+import { bool, parseArgs, str, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';
 import { stagedPaths } from '../git.js';
@@ -250,8 +250,14 @@ function checkPaths(argv: string[], io: Io, env: Env, processCwd: string): numbe
  * Run `heimdall hook <argv>` with this process's environment and working directory. The two hook
  * modes never throw: whatever fails, they fail open (exit 0 with a warning).
  */
+const MODES = ['claude-pre-tool-use', 'pre-commit', 'check'] as const;
+
 export async function runHook(argv: string[], io: Io, env: Env, cwd: string): Promise<number> {
-  const [mode, ...rest] = argv;
+  // --help anywhere prints the usage (with --json, as JSON: server/cli/README.md); --json before the
+  // mode is the global flag, after it a mode's own (check --json).
+  if (argv.includes('--help') || argv.includes('-h')) throw new HeimdallError('usage', `usage: ${USAGE}`, { help: true, usage: USAGE });
+  const lead = argv[0] === '--json' ? 1 : 0;
+  const [mode, ...rest] = argv.slice(lead);
   if (mode === 'claude-pre-tool-use' || mode === 'pre-commit') {
     if (rest.length) throw new HeimdallError('usage', `${mode} takes no arguments (its input is ${mode === 'pre-commit' ? 'what git has staged' : 'the hook JSON on stdin'})\nusage: ${USAGE}`);
     try {
@@ -266,8 +272,8 @@ export async function runHook(argv: string[], io: Io, env: Env, cwd: string): Pr
     applyStorageLimits(env);
     return checkPaths(rest, io, env, cwd);
   }
-  if (mode === undefined || mode === '--help' || mode === '-h') throw new HeimdallError('usage', `usage: ${USAGE}`, mode ? { help: true } : undefined);
-  throw new HeimdallError('usage', `unknown hook ${JSON.stringify(mode)}\nusage: ${USAGE}`);
+  if (mode === undefined) throw new HeimdallError('usage', `usage: ${USAGE}`, { usage: USAGE });
+  throw unknownWord(USAGE, mode, MODES, 'hook');
 }
 
 export const command: Command = {

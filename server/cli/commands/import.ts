@@ -1,5 +1,5 @@
 import { importGsd } from '../../core/gsd/importer.js';
-import { bool, parseArgs, str, usageError } from '../args.js';
+import { bool, parseArgs, str, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
@@ -10,7 +10,7 @@ export const command: Command = {
   summary: 'adopt an existing planning tree',
   async run(argv, { io, ctx }) {
     const p = parseArgs(argv, { usage: USAGE, flags: { from: 'string', json: 'boolean' }, positionals: [1, 1] });
-    if (p.positionals[0] !== 'gsd') throw usageError(USAGE, `unknown source ${JSON.stringify(p.positionals[0])} (supported: gsd)`);
+    if (p.positionals[0] !== 'gsd') throw unknownWord(USAGE, p.positionals[0], ['gsd'], 'source');
     const c = ctx();
     const { report: r } = importGsd(c, { from: str(p, 'from') ?? c.root });
     if (bool(p, 'json')) {

@@ -5,7 +5,7 @@ import { type Savings, computeDelta, formatPct, report } from '../../core/ledger
 import { readTextFile } from '../../core/planning/fsx.js';
 import { HeimdallError } from '../../core/errors.js';
 import type { Io } from '../io.js';
-import { bool, int, parseArgs, requireStr, str, usageError } from '../args.js';
+import { bool, int, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
@@ -83,7 +83,7 @@ export const command: Command = {
         return 0;
       }
       default:
-        throw usageError(USAGE, `unknown subcommand ${JSON.stringify(p.positionals[0])}`);
+        throw unknownWord(USAGE, p.positionals[0], ['log', 'baseline', 'delta', 'report']);
     }
   },
 };

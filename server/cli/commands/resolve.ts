@@ -1,5 +1,5 @@
 import { deleteSymbol, getSymbol, readSymbols, reverseSymbol, setSymbol } from '../../core/symbols/symbols.js';
-import { bool, parseArgs, usageError } from '../args.js';
+import { bool, parseArgs, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson, printTable } from './_util.js';
 
@@ -37,7 +37,7 @@ export const command: Command = {
       if (json) printJson(io, { deleted: b });
       return 0;
     }
-    if (p.positionals.length !== 1) throw usageError(USAGE, `unknown subcommand ${JSON.stringify(a)}`);
+    if (p.positionals.length !== 1) throw unknownWord(USAGE, a, ['set', 'list', 'delete']);
     const v = getSymbol(ctx(), a);
     if (json) printJson(io, { id: a, value: v });
     else io.out(v);

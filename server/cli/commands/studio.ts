@@ -15,10 +15,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HeimdallError } from '../../core/errors.js';
-import { int, parseArgs, str } from '../args.js';
+import { bool, int, parseArgs, str } from '../args.js';
 import type { Command } from '../command.js';
+import { printJson } from './_util.js';
 
-const USAGE = 'heimdall studio [--port N] [--host H]   (serves Studio for the .planning/ of this repository; default 127.0.0.1:3000, --port 0 picks a free port)';
+const USAGE = 'heimdall studio [--port N] [--host H] [--json]   (serves Studio for the .planning/ of this repository; default 127.0.0.1:3000, --port 0 picks a free port; --json: {planning_tree, url} once it listens)';
 
 /** The build's folder inside dist/studio (next.config.ts sets this distDir for the package build). */
 const NEXT_DIR = '.next-package';
@@ -57,7 +58,7 @@ function checkPortFree(host: string, port: number): Promise<void> {
 export const command: Command = {
   summary: 'serve Studio for this repository',
   async run(argv, { io, ctx, prog }) {
-    const p = parseArgs(argv, { usage: USAGE, flags: { port: 'int', host: 'string' }, positionals: [0, 0] });
+    const p = parseArgs(argv, { usage: USAGE, flags: { port: 'int', host: 'string', json: 'boolean' }, positionals: [0, 0] });
     const port = int(p, 'port') ?? 3000;
     if (port < 0 || port > 65535) throw new HeimdallError('usage', `--port must be between 0 and 65535, got ${port}\nusage: ${USAGE}`);
     const host = (str(p, 'host') ?? '127.0.0.1').trim();
@@ -97,8 +98,12 @@ export const command: Command = {
     // Next has stored the port it bound (the one asked for, or the free one --port 0 got).
     const shown = host.includes(':') ? `[${host}]` : host;
     const url = `http://${shown}:${process.env.PORT}/`;
-    io.out(`studio: planning tree: ${root}`);
-    io.out(`studio: Studio is running at ${token ? `${url}?token=${encodeURIComponent(token)}` : url}`);
+    const shownUrl = token ? `${url}?token=${encodeURIComponent(token)}` : url;
+    if (bool(p, 'json')) printJson(io, { planning_tree: root, url: shownUrl });
+    else {
+      io.out(`studio: planning tree: ${root}`);
+      io.out(`studio: Studio is running at ${shownUrl}`);
+    }
     // Serve until a signal: Next's own SIGINT/SIGTERM handlers close the server and exit.
     return new Promise<number>(() => {});
   },

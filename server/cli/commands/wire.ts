@@ -10,7 +10,7 @@ import { readReleasePlan, readWireState } from '../../core/wire/state.js';
 import type { ReadModelStore } from '../../core/wire/store.js';
 import type { Runtime } from '../../runtime.js';
 import type { Io } from '../io.js';
-import { bool, int, parseArgs, str, usageError } from '../args.js';
+import { bool, int, parseArgs, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';
 
@@ -18,7 +18,7 @@ const USAGE = [
   'heimdall wire emit [--topic T] [--json]          a Wire (1.1, or 1.0 to upgrade) as JSON on stdin, or a JSON array of them; prints the canonical sequence number',
   '       heimdall wire tail [N] [--topic T] [--from SEQ] [--follow] [--json]',
   '       heimdall wire state [--task ID | --agent ID | --stream ID] [--json] [--no-catch-up]   (reduces pending events first unless --no-catch-up)',
-  '       heimdall wire listen [--once] [--batch N]     reduce the log into the read model (--once: everything pending, then exit)',
+  '       heimdall wire listen [--once] [--batch N] [--json]   reduce the log into the read model (--once: everything pending, then exit; --json: one object per round)',
   '       heimdall wire replay [--json]                 drop the read model and rebuild it from the log',
   '       heimdall wire release [--role R] [--json] [--no-catch-up]   how many available tasks the claimed capacity allows releasing',
   'environment: HEIMDALL_STREAM_URL=nats://... (JetStream log), DATABASE_URL=postgresql://... (read model), HEIMDALL_WIRE_MAX_PAYLOAD_BYTES',
@@ -172,7 +172,8 @@ export const command: Command = {
           await new WireListener(ctx(), log, store, { batchSize }).run(ac.signal, {
             onRound: (r) => {
               warnProblems(io, prog, r);
-              io.out(describeRound(r));
+              if (json) printJson(io, r);
+              else io.out(describeRound(r));
             },
           });
           return 0;
@@ -195,7 +196,7 @@ export const command: Command = {
           return 0;
         });
       default:
-        throw usageError(USAGE, `unknown subcommand ${JSON.stringify(sub)}`);
+        throw unknownWord(USAGE, sub, ['emit', 'tail', 'state', 'listen', 'replay', 'release']);
     }
   },
 };

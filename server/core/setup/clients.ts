@@ -20,6 +20,7 @@
 import path from 'node:path';
 import { HeimdallError } from '../errors.js';
 import type { JsonValue } from './jsonc.js';
+import { closest } from '../suggest.js';
 
 export const CLIENTS = ['claude-code', 'cursor', 'vscode', 'codex'] as const;
 export type ClientName = (typeof CLIENTS)[number];
@@ -163,28 +164,13 @@ export function clientSpec(name: ClientName, opts: ClientOptions): ClientSpec {
   }
 }
 
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j] as number;
-      row[j] = Math.min(cur + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length] as number;
-}
-
 /** A client name (or alias), case-insensitive; an unknown one is a usage error that suggests the closest. */
 export function resolveClientName(input: string): ClientName {
   const n = input.trim().toLowerCase();
   if ((CLIENTS as readonly string[]).includes(n)) return n as ClientName;
   const alias = Object.hasOwn(CLIENT_ALIASES, n) ? CLIENT_ALIASES[n] : undefined;
   if (alias) return alias;
-  const names = [...CLIENTS, ...Object.keys(CLIENT_ALIASES)];
-  const best = names.map((c) => ({ c, d: distance(n, c) })).sort((x, y) => x.d - y.d)[0];
-  const hint = best && best.d <= Math.max(2, Math.floor(best.c.length / 3)) ? ` Did you mean ${Object.hasOwn(CLIENT_ALIASES, best.c) ? CLIENT_ALIASES[best.c] : best.c}?` : '';
+  const best = closest(n, [...CLIENTS, ...Object.keys(CLIENT_ALIASES)]);
+  const hint = best ? ` Did you mean ${Object.hasOwn(CLIENT_ALIASES, best) ? CLIENT_ALIASES[best] : best}?` : '';
   throw new HeimdallError('usage', `unknown client ${JSON.stringify(input)}.${hint} Supported: ${CLIENTS.join(', ')} (aliases: claude = claude-code, copilot = vscode).`);
 }
