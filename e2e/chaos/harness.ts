@@ -225,7 +225,7 @@ interface FinalState {
   baselines: Record<string, number>;
   ledgerRoles: Set<string>;
   haids: Record<string, unknown>;
-  claims: Record<string, { surfaces: string[] }>;
+  claims: Record<string, { haid: string; surfaces: string[] }>;
   mailboxBodies: Set<string>;
   agents: Record<string, unknown>;
   capsules: Set<string>;
@@ -254,7 +254,8 @@ function finalState(planning: string): FinalState {
     baselines: readJson(p('protocol', 'baselines.json'), 'baselines') as Record<string, number>,
     ledgerRoles: new Set(jsonLines(p('protocol', 'ledger.jsonl')).map((e) => String(e.role))),
     haids: readJson(p('ledger', 'haids.json'), 'haids'),
-    claims: readJson(p('ledger', 'claims.json'), 'claims') as Record<string, { surfaces: string[] }>,
+    // Keyed by claim id; each claim names its holder (one claim per task, several per agent).
+    claims: readJson(p('ledger', 'claims.json'), 'claims') as Record<string, { haid: string; surfaces: string[] }>,
     mailboxBodies: new Set(jsonLines(p('herd', 'mailbox.jsonl')).map((l) => String(l.body))),
     agents: readJson(p('herd', 'agents.json'), 'agents'),
     capsules: new Set(fs.existsSync(p('protocol', 'capsules')) ? fs.readdirSync(p('protocol', 'capsules')).filter((n) => n.endsWith('.md')).map((n) => n.slice(0, -3)) : []),
@@ -276,7 +277,7 @@ function isKept(w: Write, s: FinalState): boolean {
     case 'haids':
       return own(s.haids, w.key);
     case 'claims':
-      return own(s.claims, w.key) && (s.claims[w.key]?.surfaces ?? []).includes(w.value);
+      return Object.values(s.claims).some((c) => c.haid === w.key && c.surfaces.includes(w.value));
     case 'mailbox':
       return s.mailboxBodies.has(w.key);
     case 'agents':
