@@ -206,8 +206,10 @@ function check() {
   if (missing.length) fail(`the package would be missing ${missing.join(', ')}`);
   for (const bin of Object.values(pkg.bin)) {
     const text = fs.readFileSync(path.join(root, bin), 'utf8');
-    const target = /require\('\.\.\/(dist\/[^']+)'\)/.exec(text)?.[1];
-    if (!target || !fs.existsSync(path.join(root, target))) fail(`${bin} loads ${target ?? '(nothing found)'}, which is not built`);
+    // Every dist/ file a shim names (bin/heimdall names two: the CLI and the hooks' own entry).
+    const targets = [...text.matchAll(/'\.\.\/(dist\/[^']+)'/g)].map((m) => m[1]);
+    if (targets.length === 0) fail(`${bin} loads (nothing found), which is not built`);
+    for (const target of targets) if (!fs.existsSync(path.join(root, target))) fail(`${bin} loads ${target}, which is not built`);
   }
 }
 

@@ -42,15 +42,25 @@ for (const project of ['unit', 'e2e', 'int', 'chaos']) {
   const status = run('npx', ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile=${report}`]);
   if (existsSync(report)) {
     const r = JSON.parse(readFileSync(report, 'utf8'));
-    passed += r.numPassedTests;
-    failed += r.numFailedTests;
-    bySuite.push(`${project}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
-    // A suite that failed to load (syntax error, missing import) has no tests but must count.
-    for (const s of r.testResults ?? []) if (s.status === 'failed' && (s.assertionResults ?? []).length === 0) {
-      failed++;
-      problems.push(`${project}: suite failed to run: ${path.relative(root, s.name)}`);
+    // A skipped or todo test is not a passed one: it counts as failed (nothing is called done by
+    // being left out), and so does every test of a file that failed before its tests ran (a
+    // beforeAll that threw leaves its tests "skipped"; a syntax error leaves none at all).
+    let projectFailed = r.numFailedTests + r.numPendingTests + r.numTodoTests;
+    for (const s of r.testResults ?? []) {
+      const results = s.assertionResults ?? [];
+      if (s.status !== 'failed' || results.some((a) => a.status === 'failed')) continue;
+      const unrun = results.filter((a) => a.status !== 'passed').length;
+      if (unrun === 0) projectFailed++; // no test of it ran at all
+      problems.push(`${project}: ${path.relative(root, s.name)} failed to run${s.message ? `: ${String(s.message).split('\n')[0]}` : ''}`);
     }
-    if (r.numPendingTests || r.numTodoTests) problems.push(`${project}: ${r.numPendingTests + r.numTodoTests} vitest tests skipped or todo`);
+    if (r.numPendingTests || r.numTodoTests) problems.push(`${project}: ${r.numPendingTests + r.numTodoTests} vitest tests skipped or todo, counted as failed`);
+    if (status !== 0 && projectFailed === 0) {
+      projectFailed = 1;
+      problems.push(`${project}: vitest exited ${status} with no failed test in its report`);
+    }
+    passed += r.numPassedTests;
+    failed += projectFailed;
+    bySuite.push(`${project}: ${r.numPassedTests} passed, ${projectFailed} failed`);
   } else if (status !== 0) {
     failed++;
     problems.push(`${project}: vitest did not produce a report`);
@@ -64,10 +74,11 @@ if (hasSpecs) {
   if (existsSync(pwJson)) {
     const r = JSON.parse(readFileSync(pwJson, 'utf8'));
     const p = (r.stats?.expected ?? 0) + (r.stats?.flaky ?? 0);
+    const f = (r.stats?.unexpected ?? 0) + (r.stats?.skipped ?? 0);
     passed += p;
-    failed += r.stats?.unexpected ?? 0;
-    bySuite.push(`browser: ${p} passed, ${r.stats?.unexpected ?? 0} failed`);
-    if (r.stats?.skipped) problems.push(`${r.stats.skipped} playwright tests skipped`);
+    failed += f;
+    bySuite.push(`browser: ${p} passed, ${f} failed`);
+    if (r.stats?.skipped) problems.push(`${r.stats.skipped} playwright tests skipped, counted as failed`);
     for (const e of r.errors ?? []) {
       failed++;
       problems.push(`playwright: ${e.message?.split('\n')[0]}`);
