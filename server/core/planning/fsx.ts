@@ -371,21 +371,30 @@ function setAside(fd: number, file: string, from: number, to: number): void {
   }
 }
 
+/**
+ * Write `buf` at the end of an append-mode file that was `from` bytes long, all of it or nothing: a
+ * short or failed write (disk full, quota, ulimit -f) is cut back off, so no half line stays behind,
+ * and the write's own error is what the caller sees.
+ */
+function appendAt(fd: number, buf: Buffer, file: string, from: number): void {
+  try {
+    writeAll(fd, buf, file);
+  } catch (e) {
+    try {
+      fs.ftruncateSync(fd, from);
+    } catch {
+      /* the write error says what happened */
+    }
+    throw e;
+  }
+}
+
 /** Append bytes to a side file (no lock: only lock holders of the main file write it). */
 function appendRaw(file: string, buf: Buffer): void {
   const fd = openForAppend(file);
   try {
     const from = fileSize(fd, file);
-    try {
-      writeAll(fd, buf, file);
-    } catch (e) {
-      try {
-        fs.ftruncateSync(fd, from);
-      } catch {
-        /* reported below */
-      }
-      throw e;
-    }
+    appendAt(fd, buf, file, from);
   } finally {
     fs.closeSync(fd);
   }
@@ -429,16 +438,7 @@ function appendChecked(file: string, text: string, torn: TornMode | undefined, a
   const fd = openForAppend(file);
   try {
     const from = torn ? repairTail(fd, file, torn) : fileSize(fd, file);
-    try {
-      writeAll(fd, Buffer.from(text, 'utf8'), file);
-    } catch (e) {
-      try {
-        fs.ftruncateSync(fd, from);
-      } catch {
-        /* the write error says what happened */
-      }
-      throw e;
-    }
+    appendAt(fd, Buffer.from(text, 'utf8'), file, from);
   } finally {
     fs.closeSync(fd);
   }
@@ -531,16 +531,7 @@ function ensureLogLines(log: string, at: number, text: string): void {
       // The writer died halfway through its own lines, and nothing followed: write them again whole.
       if (n > 0 && n < want.length && fileSize(fd, log) === at + n && got.subarray(0, n).equals(want.subarray(0, n))) fs.ftruncateSync(fd, at);
       const from = repairTail(fd, log, 'terminate');
-      try {
-        writeAll(fd, want, log);
-      } catch (e) {
-        try {
-          fs.ftruncateSync(fd, from);
-        } catch {
-          /* reported below */
-        }
-        throw e;
-      }
+      appendAt(fd, want, log, from);
     } finally {
       fs.closeSync(fd);
     }
