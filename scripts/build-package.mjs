@@ -11,11 +11,10 @@
 //   5. a check that every file the package's programs load is there.
 // Everything runs under one lock, so two packs at once (a test and a benchmark) build once.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withBuildLock } from './lib/build-lock.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NEXT_DIR = '.next-package';
@@ -62,37 +61,9 @@ function mtime(p) {
   }
 }
 
-/** An exclusive lock file holding our pid; a holder that died is replaced, a live one waited for. */
+/** One build at a time per checkout (scripts/lib/build-lock.mjs). */
 function withLock(fn) {
-  const lock = path.join(os.tmpdir(), `heimdall-build-package-${createHash('sha1').update(root).digest('hex').slice(0, 12)}.lock`);
-  const deadline = Date.now() + 30 * 60_000;
-  for (;;) {
-    try {
-      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      const holder = Number.parseInt(fs.readFileSync(lock, 'utf8'), 10);
-      let alive = false;
-      try {
-        process.kill(holder, 0);
-        alive = true;
-      } catch (err) {
-        alive = err.code === 'EPERM';
-      }
-      if (!alive) {
-        fs.rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) fail(`another package build (pid ${holder}) holds ${lock}`);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    if (fs.existsSync(lock) && fs.readFileSync(lock, 'utf8') === String(process.pid)) fs.rmSync(lock, { force: true });
-  }
+  return withBuildLock('build-package', root, fn, { timeoutMs: 30 * 60_000, pollMs: 1000, onTimeout: fail });
 }
 
 function buildPrismaClients() {

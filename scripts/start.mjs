@@ -18,12 +18,11 @@
 // HEIMDALL_STUDIO_HOST, HEIMDALL_STUDIO_TOKEN, HEIMDALL_STUDIO_ALLOWED_HOSTS, and PORT set to the
 // port actually bound.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withBuildLock as withLockFile } from './lib/build-lock.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
@@ -74,37 +73,9 @@ function newest(p, skip = () => false) {
 
 const isTest = (f) => /\.(test|int\.test)\.ts$/.test(f);
 
-/** A cross-process lock so two `npm start` (or a test run and a bench) never build at once. */
+/** One build at a time per checkout (scripts/lib/build-lock.mjs). */
 function withBuildLock(fn) {
-  const lock = path.join(os.tmpdir(), `heimdall-studio-build-${createHash('sha1').update(repo).digest('hex').slice(0, 12)}.lock`);
-  const deadline = Date.now() + 15 * 60_000;
-  for (;;) {
-    try {
-      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      const holder = Number.parseInt(fs.readFileSync(lock, 'utf8'), 10);
-      let alive = false;
-      try {
-        process.kill(holder, 0);
-        alive = true;
-      } catch (err) {
-        alive = err.code === 'EPERM';
-      }
-      if (!alive) {
-        fs.rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) fail(`another build (pid ${holder}) holds ${lock}`);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    fs.rmSync(lock, { force: true });
-  }
+  return withLockFile('studio-build', repo, fn, { onTimeout: fail });
 }
 
 // 1. The CLI bundle: the demo seeding and the read-model steps run the real commands.
