@@ -10,6 +10,7 @@
  *    the work itself.
  */
 import fs from 'node:fs';
+import { readTextFile } from '../planning/fsx.js';
 import path from 'node:path';
 import type { PlanAnalysis } from './cite.js';
 import { type GsdPlan, type GsdProject, contextFiles } from './tree.js';
@@ -26,7 +27,7 @@ export function v1Text(planningDir: string, plan: GsdPlan): { text: string; file
       continue;
     }
     files.push(c.rel);
-    parts.push(`=== .planning/${c.rel} ===\n${fs.readFileSync(c.abs, 'utf8')}`);
+    parts.push(`=== .planning/${c.rel} ===\n${readTextFile(c.abs) ?? ''}`);
   }
   return { text: parts.join('\n\n'), files, missing };
 }
@@ -43,7 +44,7 @@ export function leanText(project: GsdProject, index: UnitIndex, analysis: PlanAn
   for (const rel of files) {
     let text: string | undefined;
     try {
-      text = fs.readFileSync(path.join(project.planningDir, rel), 'utf8');
+      text = readTextFile(path.join(project.planningDir, rel)) ?? index.files.get(rel);
     } catch {
       text = index.files.get(rel);
     }

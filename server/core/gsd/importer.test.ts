@@ -265,3 +265,27 @@ describe('import gsd on odd trees', () => {
     expect(() => loadGsdProject(path.join(tmp(), 'nope'))).toThrow(/phases/);
   });
 });
+
+describe('reading the tree within the storage limits', () => {
+  it('lists a PLAN file over the read limit with the reason, and a FIFO in its place, never reading them unbounded', async () => {
+    const { setStorageLimits, storageLimits } = await import('../planning/limits.js');
+    const { execFileSync } = await import('node:child_process');
+    const project = copyTestdata();
+    const planning = path.join(project, '.planning');
+    const plan = fs.readdirSync(path.join(planning, 'phases'), { recursive: true, encoding: 'utf8' }).find((f) => /01-01-PLAN\.md$/.test(f)) as string;
+    const big = path.join(planning, 'phases', plan);
+    fs.appendFileSync(big, `\n${'x'.repeat(4096)}\n`);
+    const fifoPlan = big.replace('01-01-PLAN.md', '01-09-PLAN.md');
+    execFileSync('mkfifo', [fifoPlan]);
+    const before = storageLimits().maxReadBytes;
+    setStorageLimits({ maxReadBytes: 2048 });
+    try {
+      const p = loadGsdProject(planning);
+      const listed = (abs: string) => p.planFiles.find((f) => abs.endsWith(`/${f.file}`));
+      expect(listed(big)).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/cannot be read: .*2 KiB|cannot be read: .*2048/) });
+      expect(listed(fifoPlan)).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/cannot be read: .*(regular file|FIFO)/i) });
+    } finally {
+      setStorageLimits({ maxReadBytes: before });
+    }
+  });
+});

@@ -25,7 +25,7 @@ import { HeimdallError } from '../errors.js';
 import { capsulePath, listCapsuleIds, readCapsule, renderCapsule, writeCapsule } from '../capsules/capsules.js';
 import { deleteFact, readFacts, setFact } from '../blackboard/blackboard.js';
 import { logAction } from '../log/protocolLog.js';
-import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { atomicWrite, readJsonFile, readTextFile, withLock } from '../planning/fsx.js';
 import { NAME_PATTERN } from '../planning/ids.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { deleteSymbol, readSymbols, setSymbols } from '../symbols/symbols.js';
@@ -339,9 +339,10 @@ function taskFor(p: GsdPlan, capsules: Set<string>, issues: Issue[]): GsdTask {
   };
 }
 
+/** A file of the tree within the storage limits; undefined when it is missing or cannot be read. */
 function readOrUndefined(file: string): string | undefined {
   try {
-    return fs.readFileSync(file, 'utf8');
+    return readTextFile(file);
   } catch {
     return undefined;
   }

@@ -5,6 +5,7 @@
  * exist, a dependency that names no plan, a summary without a plan, ...). Reading only.
  */
 import fs from 'node:fs';
+import { readTextFile } from '../planning/fsx.js';
 import path from 'node:path';
 import { HeimdallError } from '../errors.js';
 import {
@@ -124,11 +125,16 @@ function isDir(p: string): boolean {
   }
 }
 
-function readSafe(file: string): string | undefined {
+/**
+ * A file of the tree, read within the storage limits (regular files only, HEIMDALL_MAX_READ_BYTES),
+ * or why it cannot be: an oversized or odd file is reported with its plan, never read unbounded.
+ */
+function readSafe(file: string): { text?: string; why?: string } {
   try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
+    const text = readTextFile(file);
+    return text === undefined ? { why: 'no such file' } : { text };
+  } catch (e) {
+    return { why: (e as Error).message };
   }
 }
 
@@ -286,7 +292,7 @@ function markdownFiles(planningDir: string): string[] {
       if (e.isDirectory()) {
         if (depth === 0 && PLANNING_SKIP.has(e.name)) continue;
         walk(path.join(abs, e.name), r, depth + 1);
-      } else if (e.isFile() && /\.md$/i.test(e.name)) out.push(r);
+      } else if (/\.md$/i.test(e.name)) out.push(r); // not only regular files: a FIFO or device named PLAN.md is reported, never skipped silently
     }
   };
   walk(planningDir, '', 0);
@@ -310,7 +316,7 @@ export function loadGsdProject(dir: string): GsdProject {
     const found = classify(rel);
     if (!found) continue;
     if (found.kind === 'not-plan') {
-      const raw = readSafe(path.join(planningDir, rel));
+      const raw = readSafe(path.join(planningDir, rel)).text;
       // A file named oddly but written as a GSD plan (frontmatter phase and plan) is still a plan.
       const fm = raw !== undefined ? parsePlan(raw) : undefined;
       const phase = fm?.phase ? /^(\d+(?:\.\d+)*)/.exec(fm.phase)?.[1] : undefined;
@@ -327,11 +333,11 @@ export function loadGsdProject(dir: string): GsdProject {
       issues.push({ kind: 'ignored_file', file: rel, detail: `${found.reason}; not read as a plan` });
       continue;
     }
-    const raw = readSafe(path.join(planningDir, rel));
+    const { text: raw, why } = readSafe(path.join(planningDir, rel));
     if (raw === undefined) {
       if (found.kind === 'plan') {
-        planFiles.push({ file: rel, status: 'skipped', reason: 'cannot be read' });
-        issues.push({ kind: 'ignored_file', file: rel, detail: 'cannot be read' });
+        planFiles.push({ file: rel, status: 'skipped', reason: `cannot be read: ${why}` });
+        issues.push({ kind: 'ignored_file', file: rel, detail: `cannot be read: ${why}` });
       }
       continue;
     }

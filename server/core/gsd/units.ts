@@ -11,6 +11,7 @@
  * Every unit's text is an exact slice of its file. Pure: the project in, the index out.
  */
 import fs from 'node:fs';
+import { readTextFile } from '../planning/fsx.js';
 import path from 'node:path';
 import { labelKey, mdItems, mdSections, slug } from '../units/markdown.js';
 import type { Unit } from '../units/units.js';
@@ -154,7 +155,9 @@ export function projectUnits(project: GsdProject): UnitIndex {
   for (const rel of contextDocuments(project)) {
     let raw: string;
     try {
-      raw = fs.readFileSync(path.join(project.planningDir, rel), 'utf8');
+      const text = readTextFile(path.join(project.planningDir, rel));
+      if (text === undefined) continue;
+      raw = text;
     } catch {
       continue;
     }

@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { Ctx } from '../context.js';
 import { HeimdallError } from '../errors.js';
 import { logAction } from '../log/protocolLog.js';
-import { atomicWrite, readJsonFile, withLock } from '../planning/fsx.js';
+import { atomicWrite, readJsonFile, readTextFile, withLock } from '../planning/fsx.js';
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { labelKey } from './markdown.js';
 
@@ -87,7 +87,7 @@ export function writeUnits(ctx: Ctx, source: string, planningDir: string, units:
   return withLock(file, () => {
     let current: string | undefined;
     try {
-      current = fs.readFileSync(file, 'utf8');
+      current = readTextFile(file);
     } catch {
       current = undefined;
     }
@@ -111,7 +111,9 @@ export function unitText(store: UnitsFile, unit: Unit): string {
   if (unit.text !== undefined) return unit.text;
   const abs = path.join(store.planning_dir, unit.file);
   try {
-    return fs.readFileSync(abs, 'utf8');
+    const text = readTextFile(abs);
+    if (text === undefined) throw new Error('no such file');
+    return text;
   } catch (e) {
     throw new HeimdallError('not_found', `unit ${unit.id} is the file ${abs}, which cannot be read (${(e as Error).message}); re-run heimdall import gsd`);
   }
