@@ -11,6 +11,14 @@ module.exports = {
       to: { path: ['node_modules/(next|@trpc|@prisma|react|react-dom|@nats-io|better-sqlite3|pg)/', '^server/(cli|mcp|trpc|stream|db)/', '^(app|components)/', '^generated/'] },
     },
     {
+      name: 'transports-import-the-core-index',
+      comment:
+        'The CLI, the MCP server, tRPC and the stream/db adapters reach the core only through server/core/index.ts, its explicit public surface (house style rule 8). Tests may reach internals; the composition root (server/runtime.ts) loads the identity module lazily. The CLI bundle rewrites these imports to the declaring files (scripts/lib/core-barrel.mjs), so this costs no start-up time.',
+      severity: 'error',
+      from: { path: '^server/(cli|mcp|trpc|stream|db)/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^server/core/', pathNot: '^server/core/index\\.ts$' },
+    },
+    {
       name: 'core-does-not-import-runtime',
       comment: 'The composition root builds the core, never the other way round.',
       severity: 'error',

@@ -34,4 +34,20 @@ describe('architecture boundaries', () => {
     expect(r.status).not.toBe(0);
     expect(r.stdout + r.stderr).toMatch(/core-is-pure/);
   });
+
+  it('a transport importing a core file other than server/core/index.ts is reported; the index itself is allowed', () => {
+    const dir = tmpDir('heimdall-boundary-');
+    fs.mkdirSync(path.join(dir, 'server/core/symbols'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'server/mcp'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), '{"compilerOptions":{"module":"ESNext","moduleResolution":"Bundler"}}');
+    fs.writeFileSync(path.join(dir, 'server/core/symbols/symbols.ts'), 'export const readSymbols = () => ({});\n');
+    fs.writeFileSync(path.join(dir, 'server/core/index.ts'), "export { readSymbols } from './symbols/symbols';\n");
+    fs.writeFileSync(path.join(dir, 'server/mcp/good.ts'), "import { readSymbols } from '../core/index';\nexport const a = readSymbols;\n");
+    const good = cruise(dir, ['server']);
+    expect(good.status, good.stdout + good.stderr).toBe(0);
+    fs.writeFileSync(path.join(dir, 'server/mcp/bad.ts'), "import { readSymbols } from '../core/symbols/symbols';\nexport const b = readSymbols;\n");
+    const bad = cruise(dir, ['server']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stdout + bad.stderr).toMatch(/transports-import-the-core-index[\s\S]*server\/mcp\/bad\.ts/);
+  });
 });

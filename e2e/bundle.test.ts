@@ -48,6 +48,25 @@ describe('the CLI bundle', () => {
     expect(fs.readFileSync(path.join(CHUNKS, 'hot-defs.js'), 'utf8')).not.toMatch(/\bimport\(/);
   });
 
+  it('loads no bundled npm package for `heimdall-resolve F12`, though the command imports the whole core barrel', () => {
+    // The commands import server/core/index.ts, which re-exports the MCP-free core and, through it,
+    // modules that pull in yaml, zod and the NATS client. The build rewrites barrel imports to the
+    // declaring files (scripts/lib/core-barrel.mjs); without that, esbuild puts every core module and
+    // their packages into one chunk that every command loads.
+    const planning = tmpPlanning();
+    expect(runBin('heimdall-protocol', ['init'], { planning }).code).toBe(0);
+    expect(runBin('heimdall-resolve', ['set', 'F12', 'src/a.ts'], { planning }).code).toBe(0);
+    const out = path.join(planning, '..', 'loaded.json');
+    const probe = path.join(planning, '..', 'probe.cjs');
+    fs.writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));\n`);
+    const r = runBin('heimdall-resolve', ['F12'], { planning, env: { NODE_OPTIONS: `--require ${probe}` } });
+    expect(r).toMatchObject({ code: 0, stdout: 'src/a.ts\n' });
+    const loaded = (JSON.parse(fs.readFileSync(out, 'utf8')) as string[]).filter((f) => f.startsWith(DIST));
+    expect(loaded.map((f) => path.relative(DIST, f))).toEqual(expect.arrayContaining(['cli/main.js', 'chunks/hot.js']));
+    // hot.js compiles hot-defs.js itself (vm.Script), so it is not in require's cache: read it too.
+    for (const f of [...loaded, path.join(CHUNKS, 'hot-defs.js')]) expect(fs.readFileSync(f, 'utf8'), path.relative(DIST, f)).not.toMatch(/^\/\/ node_modules\//m);
+  });
+
   it('gives the same answers with the code cache, without it, and with a damaged one (then replaced)', () => {
     const planning = tmpPlanning();
     expect(runBin('heimdall-protocol', ['init'], { planning }).code).toBe(0);

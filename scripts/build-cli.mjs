@@ -39,6 +39,7 @@ import { build, transform } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { coreBarrelPlugin } from './lib/core-barrel.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const entries = {
@@ -103,6 +104,9 @@ const result = await build({
   legalComments: 'linked',
   metafile: true,
   write: false,
+  // Imports from server/core/index.ts become imports from the declaring files, so the barrel does not
+  // put every core module into every command's chunk (scripts/lib/core-barrel.mjs).
+  plugins: [coreBarrelPlugin(root)],
 });
 
 /** dist-relative name (`chunks/x.js`) of an output path. */

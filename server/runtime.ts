@@ -10,15 +10,24 @@
  * The CLI builds one per command, the MCP server one per process (closed when stdin ends), Studio
  * one per server process.
  */
-import { type Ctx, makeCtx } from './core/context.js';
-import { setStorageLimits, storageLimitsFromEnv } from './core/planning/limits.js';
-import { HeimdallError } from './core/errors.js';
-import { envNamesCaller } from './core/identity/env.js';
-import type { CallerIdentity, CallerInput } from './core/identity/session.js';
-import { type PlanningLocation, locatePlanningTree, noTreeMessage } from './core/planning/paths.js';
-import { type Clock, fixedClock, systemClock } from './core/ports.js';
-import type { WireLog } from './core/wire/log.js';
-import type { ReadModelStore } from './core/wire/store.js';
+import {
+  makeCtx,
+  setStorageLimits,
+  storageLimitsFromEnv,
+  HeimdallError,
+  envNamesCaller,
+  locatePlanningTree,
+  noTreeMessage,
+  fixedClock,
+  systemClock,
+  type Ctx,
+  type CallerIdentity,
+  type CallerInput,
+  type PlanningLocation,
+  type Clock,
+  type WireLog,
+  type ReadModelStore,
+} from './core/index.js';
 
 export interface Runtime {
   /** The environment the process was started with (HEIMDALL_*, DATABASE_URL, client session ids). */

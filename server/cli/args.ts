@@ -4,8 +4,7 @@
  * `--help`/`-h` and `--version`/`-V` are accepted by every command; main.ts prints them.
  * The conventions every command follows are in ./README.md.
  */
-import { HeimdallError } from '../core/errors.js';
-import { closest } from '../core/suggest.js';
+import { HeimdallError, closest } from '../core/index.js';
 
 export type FlagKind = 'string' | 'boolean' | 'int';
 

@@ -1,5 +1,4 @@
-import type { Ctx } from '../core/context.js';
-import type { CallerIdentity } from '../core/identity/session.js';
+import type { Ctx, CallerIdentity } from '../core/index.js';
 import type { Runtime } from '../runtime.js';
 import type { Io } from './io.js';
 

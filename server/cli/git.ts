@@ -6,7 +6,7 @@
  * temporary index (GIT_INDEX_FILE, set by `git commit -a` or `git commit PATH`) are git's business.
  */
 import path from 'node:path';
-import { HeimdallError } from '../core/errors.js';
+import { HeimdallError } from '../core/index.js';
 
 async function git(args: string[], cwd: string, env: Record<string, string | undefined>): Promise<string> {
   // Loaded when needed: the Claude Code hook shares this bundle and never runs git.

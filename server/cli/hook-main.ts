@@ -6,8 +6,7 @@
  * behaviour, same exit codes as `heimdall hook` through main.ts.
  */
 import fs from 'node:fs';
-import { EXIT_CODES, isHeimdallError } from '../core/errors.js';
-import { storageLimits, tooLarge } from '../core/planning/limits.js';
+import { EXIT_CODES, isHeimdallError, storageLimits, tooLarge } from '../core/index.js';
 import { runHook } from './commands/hook.js';
 import { type Io, boundedLines, readBounded } from './io.js';
 

@@ -5,8 +5,7 @@
  * into a command ends with an error naming the limit, never with a process that grows until it dies.
  */
 import { writeSync } from 'node:fs';
-import { HeimdallError } from '../core/errors.js';
-import { storageLimits, tooLarge } from '../core/planning/limits.js';
+import { HeimdallError, storageLimits, tooLarge } from '../core/index.js';
 
 export interface Io {
   out(text: string): void;

@@ -4,10 +4,7 @@
  * errors the same way for every command: as text, or under `--json` as one JSON object per line
  * (the conventions are in ./README.md).
  */
-import { EXIT_CODES, HeimdallError, isHeimdallError } from '../core/errors.js';
-import type { Ctx } from '../core/context.js';
-import type { CallerIdentity } from '../core/identity/session.js';
-import { closest } from '../core/suggest.js';
+import { EXIT_CODES, HeimdallError, isHeimdallError, closest, type Ctx, type CallerIdentity } from '../core/index.js';
 import type { Runtime } from '../runtime.js';
 import { versionInfo, versionLine } from '../version.js';
 import type { UsageDetails } from './args.js';

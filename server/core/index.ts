@@ -19,21 +19,33 @@ export { initPlanning, planningHoldsState, type InitResult } from './planning/in
 export { withLock, atomicWrite, appendLine, readLines, readJsonFile } from './planning/fsx.js';
 /** Servers run core calls through withoutBlocking, so a busy lock never blocks their event loop; sweepPlanning cleans up after crashed writers. */
 export { withoutBlocking, findLockBusy, sweepPlanning, type SweepResult } from './planning/fsx.js';
+/** Bounded reads of input files (HEIMDALL_MAX_READ_BYTES, regular files only) and depth-checked JSON parsing. */
+export { readTextFile, readRequiredText, parseJsonText, checkJsonDepth } from './planning/fsx.js';
+/** For storage adapters (the file wire log): whole writes, and work done outside a `withoutBlocking` request. */
+export { writeAll, outsideScope } from './planning/fsx.js';
+/** The error for a write that did not happen (disk full, quota, permission), naming what was left. */
+export { writeError } from './planning/ioerror.js';
 /** The read, JSON-depth and lock-wait limits (HEIMDALL_MAX_READ_BYTES, HEIMDALL_MAX_JSON_DEPTH, HEIMDALL_LOCK_TIMEOUT_MS). */
-export { storageLimits, setStorageLimits, storageLimitsFromEnv, DEFAULT_LIMITS, LIMIT_ENV, type StorageLimits } from './planning/limits.js';
+export { storageLimits, setStorageLimits, storageLimitsFromEnv, DEFAULT_LIMITS, LIMIT_ENV, tooLarge, type StorageLimits } from './planning/limits.js';
 export { checkName, checkValue, NAME_PATTERN } from './planning/ids.js';
 export { escapeField, unescapeField } from './planning/escape.js';
 
 /** protocol.log: one tab-separated line per action. */
 export { logAction, tailLog, parseLogLine, formatLogLine, type LogEntry, type LogTail } from './log/protocolLog.js';
+/** Pages of protocol.log, newest first, filtered (Studio's log page), and the facets its filter menus list. */
+export { queryLog, logFacets, type LogQuery, type LogPage, type LogFacets } from './log/query.js';
+/** "Did you mean": the closest known name to a mistyped one. */
+export { closest } from './suggest.js';
 
 /** Mechanism 1: typed messages (one draft-07 schema, ajv, on-receipt retry/escalate). */
 export { MESSAGE_SCHEMA, MESSAGE_TYPES, validateMessage, validateMessageText, validateAndLog, onReceipt, type ReceiptOutcome } from './messages/validate.js';
-export { compileValidator, type ValidationResult, type ValidationError, type Validator } from './messages/ajv.js';
+export { compileValidator, getAjv, type AjvError, type AjvFn, type ValidationResult, type ValidationError, type Validator } from './messages/ajv.js';
 /** Mechanism 2: the symbol table. */
 export { readSymbols, setSymbol, setSymbols, getSymbol, reverseSymbol, deleteSymbol } from './symbols/symbols.js';
 /** Mechanism 3: context capsules (10-line cap, dependency-only hydration). */
 export { writeCapsule, readCapsule, hydrate, closure, listCapsuleIds, renderCapsule, parseCapsule, MAX_CAPSULE_LINES, type Capsule, type CapsuleInput } from './capsules/capsules.js';
+/** A capsule with its `where:` items resolved against the symbol table. */
+export { readCapsuleResolved } from './capsules/where.js';
 /** Mechanism 4: delta briefs. */
 export { buildBrief, renderBrief, type Brief, type BriefInput } from './briefs/briefs.js';
 /** Mechanism 5: the blackboard. */
@@ -71,7 +83,7 @@ export { ARMS, isArm, armOf, recordRun, readRun, listRuns, type Arm, type RunRec
 /** The gate adapter: report.json -> reference-only gate_report. */
 export { gateToMessage, type GateMessage } from './gate/gate.js';
 /** The measured demo. */
-export { runDemo, loadWave, defaultFixtureDir, type DemoResult } from './demo/demo.js';
+export { runDemo, loadWave, defaultFixtureDir, demoRefusal, type DemoResult } from './demo/demo.js';
 /** GSD adoption: import a GSD .planning tree and measure v1 vs v2 briefs on it. */
 export * from './gsd/index.js';
 /** Running a GSD phase: the ready queue, the wave check, start / done (claim, wire attempt, brief, typed result), shared-file edits, Studio's board. */

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { HeimdallError } from '../core/errors.js';
+import { HeimdallError } from '../core/index.js';
 import type { PrismaClient } from '../../generated/prisma/sqlite/client.js';
 
 export type { PrismaClient };

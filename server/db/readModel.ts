@@ -9,11 +9,16 @@
  * replaying 100,000 events within 20 s needs the latter. The SQL is the common subset of SQLite
  * and PostgreSQL; only placeholders and casts differ. Reads use the Prisma model API.
  */
-import { HeimdallError } from '../core/errors.js';
-import type { AgentRun } from '../core/wire/reducers/agent.js';
-import type { StreamDoc } from '../core/wire/reducers/stream.js';
-import type { TaskRun } from '../core/wire/reducers/task.js';
-import type { CommitBatch, ReadModelSnapshot, ReadModelStore, StreamStateRow } from '../core/wire/store.js';
+import {
+  HeimdallError,
+  type AgentRun,
+  type StreamDoc,
+  type TaskRun,
+  type CommitBatch,
+  type ReadModelSnapshot,
+  type ReadModelStore,
+  type StreamStateRow,
+} from '../core/index.js';
 import { type OpenOptions, type ReadModelDb, openReadModelDb } from './prisma.js';
 
 type Kind = 'text' | 'int' | 'bigint' | 'json' | 'time';

@@ -5,7 +5,7 @@
  * Anything else is an internal error: reported the same way, with the stack on stderr only.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isHeimdallError } from '../core/errors.js';
+import { isHeimdallError } from '../core/index.js';
 
 export function toolErrorResult(e: unknown, haid: string | undefined, log: (m: string) => void): CallToolResult {
   let error: Record<string, unknown>;

@@ -31,10 +31,8 @@ import {
   ListToolsRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import { HeimdallError } from '../core/errors.js';
-import type { CallerIdentity } from '../core/identity/session.js';
+import { HeimdallError, withoutBlocking, type CallerIdentity } from '../core/index.js';
 import type { Runtime } from '../runtime.js';
-import { withoutBlocking } from '../core/planning/fsx.js';
 import { toolErrorResult } from './errors.js';
 import { ALL_TOOLS } from './tools/index.js';
 import type { ToolDef } from './tools/types.js';

@@ -8,8 +8,7 @@
  * (a person trying the program sees what it is rather than a server waiting on stdin); any other
  * argument is a usage error (exit 2), so a mistyped option never starts a server that ignores it.
  */
-import { closest } from '../core/suggest.js';
-import { noTreeMessage } from '../core/planning/paths.js';
+import { closest, noTreeMessage } from '../core/index.js';
 import { versionInfo, versionLine } from '../version.js';
 
 const PROGRAM = 'heimdall-ledger-mcp';

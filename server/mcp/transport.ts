@@ -21,8 +21,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import { isHeimdallError } from '../core/errors.js';
-import { checkJsonDepth } from '../core/planning/fsx.js';
+import { isHeimdallError, checkJsonDepth } from '../core/index.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 const MAX_HEADER_BYTES = 8 * 1024;

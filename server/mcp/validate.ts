@@ -2,7 +2,7 @@
  * Tool arguments are checked against the tool's own `inputSchema` (the schema an agent reads in
  * tools/list is the one that is enforced). An error names each problem and shows the expected call.
  */
-import { type AjvError, type AjvFn, getAjv } from '../core/messages/ajv.js';
+import { getAjv, type AjvError, type AjvFn } from '../core/index.js';
 import type { JsonSchema, ObjectSchema } from './tools/types.js';
 
 function typeText(s: JsonSchema): string {

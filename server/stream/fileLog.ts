@@ -12,11 +12,23 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { HeimdallError } from '../core/errors.js';
-import { outsideScope, withLock, writeAll } from '../core/planning/fsx.js';
-import { writeError } from '../core/planning/ioerror.js';
-import { type Appended, type LogProblem, type ReadResult, type Subscription, TOPIC_PATTERN, type WireLog, checkTopic } from '../core/wire/log.js';
-import type { LogRecord, Wire, WireDraft } from '../core/wire/types.js';
+import {
+  HeimdallError,
+  outsideScope,
+  withLock,
+  writeAll,
+  writeError,
+  TOPIC_PATTERN,
+  checkTopic,
+  type Appended,
+  type LogProblem,
+  type ReadResult,
+  type Subscription,
+  type WireLog,
+  type LogRecord,
+  type Wire,
+  type WireDraft,
+} from '../core/index.js';
 
 export interface FileLogOptions {
   /** fsync after every append call (a batch is one call). Default true: the log is canonical. */

@@ -9,9 +9,18 @@
 import { randomUUID } from 'node:crypto';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { HeimdallError } from '../core/errors.js';
-import { type Appended, type ReadResult, type Subscription, TOPIC_PATTERN, type WireLog, checkTopic } from '../core/wire/log.js';
-import type { LogRecord, Wire, WireDraft } from '../core/wire/types.js';
+import {
+  HeimdallError,
+  TOPIC_PATTERN,
+  checkTopic,
+  type Appended,
+  type ReadResult,
+  type Subscription,
+  type WireLog,
+  type LogRecord,
+  type Wire,
+  type WireDraft,
+} from '../core/index.js';
 
 export interface JetStreamLogOptions {
   /** Prefix of stream names and subjects (HEIMDALL_STREAM_PREFIX); default HEIMDALL_WIRE. */

@@ -3,15 +3,26 @@
  * composition root (opened once per process) and its one-at-a-time access to them, because two
  * catch-ups or replays in one process would race on the stored offsets. Every answer is one core call.
  */
-import { type AgentBoard, agentBoard as board, readWireTasks } from '../core/board/index.js';
-import { readCapsuleGraph, type CapsuleNode } from '../core/capsules/graph.js';
-import type { Ctx } from '../core/context.js';
-import { releaseClaimAsDecision as releaseAsDecision } from '../core/decisions/release.js';
-import { spawnHaid } from '../core/identity/registry.js';
-import { replay } from '../core/wire/listener.js';
-import { type PhaseBoard, createBriefTokenCache, phaseBoard as buildPhaseBoard } from '../core/phase/board.js';
-import { MAX_STREAM_EVENTS, type StreamRow, type WireOverview, readStreamEvents, wireOverview as overview } from '../core/wire/overview.js';
-import type { LogRecord } from '../core/wire/types.js';
+import {
+  agentBoard as board,
+  readWireTasks,
+  readCapsuleGraph,
+  releaseClaimAsDecision as releaseAsDecision,
+  spawnHaid,
+  replay,
+  createBriefTokenCache,
+  phaseBoard as buildPhaseBoard,
+  MAX_STREAM_EVENTS,
+  readStreamEvents,
+  wireOverview as overview,
+  type AgentBoard,
+  type CapsuleNode,
+  type Ctx,
+  type PhaseBoard,
+  type StreamRow,
+  type WireOverview,
+  type LogRecord,
+} from '../core/index.js';
 import { type Runtime, createRuntime } from '../runtime.js';
 import { STUDIO_CLIENT, getRuntime } from './context.js';
 

@@ -5,9 +5,7 @@
  * With no planning tree, `core` throws the "no planning tree" error inside the procedure, where
  * the one error mapping turns it into a message the page shows.
  */
-import type { Ctx } from '../core/context.js';
-import { OPERATOR_CLIENT } from '../core/identity/agent.js';
-import { spawnHaid } from '../core/identity/registry.js';
+import { OPERATOR_CLIENT, spawnHaid, type Ctx } from '../core/index.js';
 import { type Runtime, createRuntime } from '../runtime.js';
 
 /** The client segment of the HAID Studio acts as: `{root}/studio`. */

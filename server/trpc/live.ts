@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Ctx } from '../core/context.js';
+import type { Ctx } from '../core/index.js';
 
 /** A part of the planning tree a page can depend on; the client maps each to its queries. */
 export type Topic = 'log' | 'symbols' | 'blackboard' | 'capsules' | 'ledger' | 'team' | 'wire' | 'phase';

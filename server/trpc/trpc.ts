@@ -7,10 +7,8 @@
  */
 import { TRPCError, initTRPC } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { type ErrorCode, isHeimdallError } from '../core/errors.js';
-import { spawnHaid } from '../core/identity/index.js';
+import { isHeimdallError, spawnHaid, findLockBusy, withoutBlocking, type ErrorCode } from '../core/index.js';
 import { STUDIO_CLIENT } from './compose.js';
-import { findLockBusy, withoutBlocking } from '../core/planning/fsx.js';
 import type { TrpcContext } from './context.js';
 
 const TRPC_CODE: Record<ErrorCode, TRPC_ERROR_CODE_KEY> = {

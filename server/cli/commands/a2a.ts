@@ -1,6 +1,4 @@
-import { parseJsonText } from '../../core/planning/fsx.js';
-import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/handshake/handshake.js';
-import { isAddressLike } from '../../core/identity/agent.js';
+import { parseJsonText, announce, dispatch, listPeers, routeOnly, submitResult, isAddressLike } from '../../core/index.js';
 import { bool, parseArgs, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';

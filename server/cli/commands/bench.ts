@@ -1,4 +1,4 @@
-import { benchGsd, formatBench } from '../../core/gsd/bench.js';
+import { benchGsd, formatBench } from '../../core/index.js';
 import { bool, parseArgs, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -1,4 +1,4 @@
-import { deleteFact, getFact, readFacts, setFact } from '../../core/blackboard/blackboard.js';
+import { deleteFact, getFact, readFacts, setFact } from '../../core/index.js';
 import { bool, parseArgs, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson, printTable } from './_util.js';

@@ -1,7 +1,4 @@
-import { buildBrief } from '../../core/briefs/briefs.js';
-import { gsdBrief } from '../../core/gsd/brief.js';
-import { listUnits, resolveUnit, reverseUnit, unitText, readUnitsFile } from '../../core/units/units.js';
-import { HeimdallError } from '../../core/errors.js';
+import { buildBrief, gsdBrief, listUnits, resolveUnit, reverseUnit, unitText, readUnitsFile, HeimdallError } from '../../core/index.js';
 import { bool, list, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

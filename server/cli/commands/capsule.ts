@@ -1,4 +1,4 @@
-import { closure, hydrate, listCapsuleIds, readCapsule, writeCapsule } from '../../core/capsules/capsules.js';
+import { closure, hydrate, listCapsuleIds, readCapsule, writeCapsule } from '../../core/index.js';
 import { bool, list, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -1,4 +1,4 @@
-import { DEFAULT_TTL_MINUTES, listClaims, makeClaim, releaseClaim, splitSurfaceList } from '../../core/claims/index.js';
+import { DEFAULT_TTL_MINUTES, listClaims, makeClaim, releaseClaim, splitSurfaceList } from '../../core/index.js';
 import { bool, int, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -1,13 +1,26 @@
-import { checkJsonDepth, readRequiredText } from '../../core/planning/fsx.js';
+import {
+  checkJsonDepth,
+  readRequiredText,
+  cspToJson,
+  JSON_TARGETS,
+  jsonToCsp,
+  formatCsp,
+  formatUnknown,
+  parseCsp,
+  checkpointToContext,
+  applyPatchText,
+  initState,
+  readCheckpoint,
+  stateReport,
+  verifyState,
+  formatCspErrors,
+  validateCsp,
+  HeimdallError,
+  type JsonTarget,
+  type MappingNote,
+  type CspError,
+} from '../../core/index.js';
 import path from 'node:path';
-import { cspToJson, JSON_TARGETS, type JsonTarget, jsonToCsp, type MappingNote } from '../../core/csp/convert.js';
-import { formatCsp, formatUnknown } from '../../core/csp/format.js';
-import { parseCsp } from '../../core/csp/parse.js';
-import { checkpointToContext } from '../../core/csp/state.js';
-import { applyPatchText, initState, readCheckpoint, stateReport, verifyState } from '../../core/csp/store.js';
-import { type CspError, formatCspErrors } from '../../core/csp/types.js';
-import { validateCsp } from '../../core/csp/validate.js';
-import { HeimdallError } from '../../core/errors.js';
 import { bool, int, parseArgs, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultFixtureDir, demoRefusal, loadWave, runDemo } from '../../core/demo/demo.js';
-import { HeimdallError } from '../../core/errors.js';
+import { defaultFixtureDir, demoRefusal, loadWave, runDemo, HeimdallError } from '../../core/index.js';
 import { bool, parseArgs, str } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -1,4 +1,4 @@
-import { gateToMessage } from '../../core/gate/gate.js';
+import { gateToMessage } from '../../core/index.js';
 import { parseArgs, requireStr, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

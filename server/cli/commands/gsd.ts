@@ -6,8 +6,20 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { HeimdallError } from '../../core/errors.js';
-import { type PlanState, type ReadyReport, GSD_RESULT_STATUSES, type GsdResultStatus, checkWave, describeReason, gsdDone, gsdReady, gsdStart, requireTasks, withSharedFile } from '../../core/phase/index.js';
+import {
+  HeimdallError,
+  GSD_RESULT_STATUSES,
+  checkWave,
+  describeReason,
+  gsdDone,
+  gsdReady,
+  gsdStart,
+  requireTasks,
+  withSharedFile,
+  type PlanState,
+  type ReadyReport,
+  type GsdResultStatus,
+} from '../../core/index.js';
 import { bool, int, parseArgs, str, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import type { Io } from '../io.js';

@@ -1,4 +1,4 @@
-import { listHaids, registerHaid, retireHaid, rootHaid, spawnHaid } from '../../core/identity/index.js';
+import { listHaids, registerHaid, retireHaid, rootHaid, spawnHaid } from '../../core/index.js';
 import { bool, parseArgs, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

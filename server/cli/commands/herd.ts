@@ -1,7 +1,14 @@
-import { parseAgentAddress } from '../../core/herd/address.js';
-import { checkin, listAgents, peekInbox, send } from '../../core/herd/checkin.js';
-import { isAddressLike } from '../../core/identity/agent.js';
-import { readTeam, teamFile, writeDefaultTeam } from '../../core/herd/team.js';
+import {
+  parseAgentAddress,
+  checkin,
+  listAgents,
+  peekInbox,
+  send,
+  isAddressLike,
+  readTeam,
+  teamFile,
+  writeDefaultTeam,
+} from '../../core/index.js';
 import { bool, list, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -36,14 +36,21 @@
  * starts it from its own bundle entry (dist/cli/hook.js, server/cli/hook-main.ts) without the rest of
  * the CLI (bench/hooks.bench.ts).
  */
-import { HeimdallError } from '../../core/errors.js';
-import { makeCtx } from '../../core/context.js';
-import type { Ctx } from '../../core/context.js';
-import { type WriteCheck, checkWrite, describeBlock } from '../../core/claims/check.js';
-import { type CallerLookup, lookupCaller } from '../../core/identity/session.js';
-import { type HaidRegistry, readRegistry } from '../../core/identity/registry.js';
-import { usableSessionId } from '../../core/identity/env.js';
-import { locatePlanningTree, noTreeMessage } from '../../core/planning/paths.js';
+import {
+  HeimdallError,
+  makeCtx,
+  checkWrite,
+  describeBlock,
+  lookupCaller,
+  readRegistry,
+  usableSessionId,
+  locatePlanningTree,
+  noTreeMessage,
+  type Ctx,
+  type WriteCheck,
+  type CallerLookup,
+  type HaidRegistry,
+} from '../../core/index.js';
 import { applyStorageLimits, clockFrom } from '../../runtime.js';
 import { bool, parseArgs, str, unknownWord } from '../args.js';
 import type { Command } from '../command.js';

@@ -1,4 +1,4 @@
-import { importGsd } from '../../core/gsd/importer.js';
+import { importGsd } from '../../core/index.js';
 import { bool, parseArgs, str, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { initPlanning } from '../../core/planning/init.js';
+import { initPlanning } from '../../core/index.js';
 import { bool, parseArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -1,9 +1,16 @@
 import fs from 'node:fs';
-import { logTokens, setBaseline } from '../../core/ledger/ledger.js';
-import { ARMS, isArm } from '../../core/ledger/runs.js';
-import { type Savings, computeDelta, formatPct, report } from '../../core/ledger/savings.js';
-import { readTextFile } from '../../core/planning/fsx.js';
-import { HeimdallError } from '../../core/errors.js';
+import {
+  logTokens,
+  setBaseline,
+  ARMS,
+  isArm,
+  computeDelta,
+  formatPct,
+  report,
+  readTextFile,
+  HeimdallError,
+  type Savings,
+} from '../../core/index.js';
 import type { Io } from '../io.js';
 import { bool, int, parseArgs, requireStr, str, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';

@@ -1,4 +1,4 @@
-import { tailLog } from '../../core/log/protocolLog.js';
+import { tailLog } from '../../core/index.js';
 import { bool, parseArgs, usageError } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -1,4 +1,4 @@
-import { deleteSymbol, getSymbol, readSymbols, reverseSymbol, setSymbol } from '../../core/symbols/symbols.js';
+import { deleteSymbol, getSymbol, readSymbols, reverseSymbol, setSymbol } from '../../core/index.js';
 import { bool, parseArgs, usageError, unknownWord } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson, printTable } from './_util.js';

@@ -1,8 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { HeimdallError } from '../../core/errors.js';
-import { type PlannedFile, applySetup, detectHookLauncher, detectLauncher, findRepositoryRoot, planDiff, planSetup, resolveClientName } from '../../core/setup/index.js';
+import {
+  HeimdallError,
+  applySetup,
+  detectHookLauncher,
+  detectLauncher,
+  findRepositoryRoot,
+  planDiff,
+  planSetup,
+  resolveClientName,
+  type PlannedFile,
+} from '../../core/index.js';
 import { bool, parseArgs, str } from '../args.js';
 import type { Command } from '../command.js';
 import { gitHooksDir, gitTopLevel } from '../git.js';

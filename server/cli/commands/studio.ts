@@ -14,7 +14,7 @@ import net from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HeimdallError } from '../../core/errors.js';
+import { HeimdallError } from '../../core/index.js';
 import { bool, int, parseArgs, str } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -1,4 +1,4 @@
-import { onReceipt, validateAndLog } from '../../core/messages/validate.js';
+import { onReceipt, validateAndLog } from '../../core/index.js';
 import { bool, parseArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { printJson } from './_util.js';

@@ -2,12 +2,23 @@
  * `heimdall wire ...`: the wire stream from the shell. Parses arguments, makes one core call per
  * subcommand, prints the result; the log and the read model come from the composition root.
  */
-import { DEFAULT_TOPIC, type WireLog, checkTopic } from '../../core/wire/log.js';
-import { type CatchUpResult, describeRound, listenOnce, replay, WireListener } from '../../core/wire/listener.js';
-import { emitWire, emitWires, parseWireJson } from '../../core/wire/producer.js';
-import { formatReleasePlan } from '../../core/wire/release.js';
-import { readReleasePlan, readWireState } from '../../core/wire/state.js';
-import type { ReadModelStore } from '../../core/wire/store.js';
+import {
+  DEFAULT_TOPIC,
+  checkTopic,
+  describeRound,
+  listenOnce,
+  replay,
+  WireListener,
+  emitWire,
+  emitWires,
+  parseWireJson,
+  formatReleasePlan,
+  readReleasePlan,
+  readWireState,
+  type WireLog,
+  type CatchUpResult,
+  type ReadModelStore,
+} from '../../core/index.js';
 import type { Runtime } from '../../runtime.js';
 import type { Io } from '../io.js';
 import { bool, int, parseArgs, str, usageError, unknownWord } from '../args.js';

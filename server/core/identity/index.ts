@@ -77,3 +77,7 @@ export {
   type CallerSource,
   type CallerLookup,
 } from './session.js';
+export {
+  /** A client session id the environment gave, if it is a plain token (anything else is ignored, never a key). */
+  usableSessionId,
+} from './env.js';

@@ -16,8 +16,6 @@ export {
   findRepositoryRoot,
   /** The managed AGENTS.md / CLAUDE.md section text. */
   instructionsSection,
-  /** A bounded, strictly UTF-8 read of a text file (null when absent). */
-  readTextFile,
   MAX_SETUP_FILE_BYTES,
   type SetupOptions,
   type SetupPlan,

@@ -1,5 +1,5 @@
 /** The handshake over MCP: a2a_announce, a2a_dispatch, a2a_result, a2a_peers (core: server/core/handshake). */
-import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/handshake/handshake.js';
+import { announce, dispatch, listPeers, routeOnly, submitResult } from '../../core/index.js';
 import { type ToolContext, type ToolDef, defineTool } from './types.js';
 
 /** Who is calling: the agent's herd address, else its HAID (the handshake records a client HAID by its last segment). */

@@ -1,5 +1,5 @@
 /** read_capsules (core: server/core/decisions/capsules.ts, which reuses the capsules mechanism). */
-import { readLedgerCapsules } from '../../core/decisions/index.js';
+import { readLedgerCapsules } from '../../core/index.js';
 import { type ToolDef, defineTool } from './types.js';
 
 export const capsuleTools: ToolDef[] = [

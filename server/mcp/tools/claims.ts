@@ -1,5 +1,5 @@
 /** Claim tools: read_claims, make_claim, release_claim (core: server/core/claims). */
-import { MAX_SURFACES, MAX_TTL_MINUTES, listClaims, makeClaim, releaseClaim } from '../../core/claims/index.js';
+import { MAX_SURFACES, MAX_TTL_MINUTES, listClaims, makeClaim, releaseClaim } from '../../core/index.js';
 import { CLAIM_SCHEMA, type ToolDef, defineTool } from './types.js';
 
 export const claimTools: ToolDef[] = [

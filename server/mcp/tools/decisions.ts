@@ -1,6 +1,5 @@
 /** append_decision and raise_conflict_pr (core: server/core/decisions). */
-import { MAX_SURFACES } from '../../core/claims/index.js';
-import { appendDecision, raiseConflictPr } from '../../core/decisions/index.js';
+import { MAX_SURFACES, appendDecision, raiseConflictPr } from '../../core/index.js';
 import { type ToolDef, defineTool } from './types.js';
 
 export const decisionTools: ToolDef[] = [

@@ -2,8 +2,7 @@
  * gsd_ready, gsd_start and gsd_done (core: server/core/phase): an agent runs the plans of an
  * imported GSD phase. Calls act as the connection's agent (or client_identity), like the claim tools.
  */
-import { GSD_RESULT_STATUSES, type GsdResultStatus, gsdDone, gsdReady, gsdStart } from '../../core/phase/index.js';
-import { MAX_TTL_MINUTES } from '../../core/claims/index.js';
+import { GSD_RESULT_STATUSES, gsdDone, gsdReady, gsdStart, MAX_TTL_MINUTES, type GsdResultStatus } from '../../core/index.js';
 import { type ToolDef, defineTool } from './types.js';
 
 const PLAN = { type: 'string' as const, minLength: 1, maxLength: 200, description: 'Plan id, e.g. 01-02' };

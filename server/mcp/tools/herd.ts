@@ -1,7 +1,5 @@
 /** herd_checkin and herd_send (core: server/core/herd). The caller is the connection's agent, by its herd address. */
-import { HeimdallError } from '../../core/errors.js';
-import { checkin, send } from '../../core/herd/checkin.js';
-import { HERD_MESSAGE_TYPES } from '../../core/herd/team.js';
+import { HeimdallError, checkin, send, HERD_MESSAGE_TYPES } from '../../core/index.js';
 import type { ToolContext } from './types.js';
 import { type ToolDef, defineTool } from './types.js';
 

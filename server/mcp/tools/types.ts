@@ -7,8 +7,7 @@
  * `defineTool` adds the two fields every tool shares, so a tool file never repeats them:
  * the optional `client_identity` argument and the `haid` echoed in every result.
  */
-import type { Ctx } from '../../core/context.js';
-import type { CallerIdentity } from '../../core/identity/session.js';
+import type { Ctx, CallerIdentity } from '../../core/index.js';
 import type { Runtime } from '../../runtime.js';
 
 /** The subset of JSON Schema the tools use (draft-07 and 2020-12 read it the same way). */

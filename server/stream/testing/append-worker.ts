@@ -6,9 +6,7 @@
  * (mode "race") or one summary line (mode "load").
  */
 import { createRuntime } from '../../runtime.js';
-import { emitWire, emitWires } from '../../core/wire/producer.js';
-import type { WireLog } from '../../core/wire/log.js';
-import type { WireDraft } from '../../core/wire/types.js';
+import { emitWire, emitWires, type WireLog, type WireDraft } from '../../core/index.js';
 
 interface Options {
   /** steps: append `count / rounds` events for each line read on stdin, print "ok" after each (the test drives the rounds). */

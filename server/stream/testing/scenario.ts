@@ -3,7 +3,7 @@
  * contract and completion dependencies, role pools racing for tasks, leases, heartbeats, capacity
  * updates, blocked tasks and a sprinkling of duplicates. `scenario(n)` returns about n wires.
  */
-import type { WireDraft } from '../../core/wire/types.js';
+import type { WireDraft } from '../../core/index.js';
 import { mulberry32 } from '../../testing/prng.js';
 
 const prng = mulberry32;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HERD_MESSAGE_TYPES, send } from '../../core/herd/index.js';
+import { HERD_MESSAGE_TYPES, send } from '../../core/index.js';
 import { agentBoard } from '../compose.js';
 import { procedure, router } from '../trpc.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteFact, readFacts, setFact } from '../../core/blackboard/blackboard.js';
+import { deleteFact, readFacts, setFact } from '../../core/index.js';
 import { procedure, router } from '../trpc.js';
 
 const key = z.string().max(1000);

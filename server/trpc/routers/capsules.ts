@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { closure, listCapsuleIds } from '../../core/capsules/capsules.js';
-import { readCapsuleResolved } from '../../core/capsules/where.js';
+import { closure, listCapsuleIds, readCapsuleResolved } from '../../core/index.js';
 import { readCapsuleGraph } from '../compose.js';
 import { procedure, router } from '../trpc.js';
 

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { CLAIM_FILTERS, claimBoard } from '../../core/board/index.js';
-import { listClaims } from '../../core/claims/index.js';
-import { readDecisions } from '../../core/decisions/index.js';
+import { CLAIM_FILTERS, claimBoard, listClaims, readDecisions } from '../../core/index.js';
 import { releaseClaimAsDecision } from '../compose.js';
 import { procedure, router } from '../trpc.js';
 

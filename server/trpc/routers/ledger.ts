@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { report, scopeLines } from '../../core/ledger/savings.js';
+import { report, scopeLines } from '../../core/index.js';
 import { procedure, router } from '../trpc.js';
 
 // A run id, or "-" for the lines without a run; the core checks it and names the runs it knows.

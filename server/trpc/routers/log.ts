@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { logFacets, queryLog } from '../../core/log/query.js';
+import { logFacets, queryLog } from '../../core/index.js';
 import { procedure, router } from '../trpc.js';
 
 const name = z.string().max(200).optional();

@@ -1,4 +1,4 @@
-import { listPeers, listTasks } from '../../core/handshake/index.js';
+import { listPeers, listTasks } from '../../core/index.js';
 import { procedure, router } from '../trpc.js';
 
 export const peersRouter = router({

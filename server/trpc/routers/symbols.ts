@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteSymbol, readSymbols, setSymbol } from '../../core/symbols/symbols.js';
+import { deleteSymbol, readSymbols, setSymbol } from '../../core/index.js';
 import { procedure, router } from '../trpc.js';
 
 // Only the shape is checked here: the core decides what a valid id or value is, and its reason is
