@@ -26,9 +26,12 @@ function cruise(cwd: string) {
   return spawnSync(depcruise, ['components', 'server', '--config', config, '--output-type', 'err'], { cwd, encoding: 'utf8' });
 }
 
-const core = { 'server/core/log/query.ts': 'export interface LogPage { total: number }\n' };
+const core = {
+  'server/core/log/query.ts': 'export interface LogPage { total: number }\n',
+  'server/core/index.ts': "export type { LogPage } from './log/query';\n",
+};
 const router = {
-  'server/trpc/root.ts': "import type { LogPage } from '../core/log/query';\nexport type AppRouter = { log: LogPage };\n",
+  'server/trpc/root.ts': "import type { LogPage } from '../core/index';\nexport type AppRouter = { log: LogPage };\n",
   'components/trpc/types.ts': "import type { AppRouter } from '../../server/trpc/root';\nexport type LogPage = AppRouter['log'];\n",
 };
 
