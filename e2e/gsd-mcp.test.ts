@@ -6,16 +6,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { phaseProject, writeSummary } from '../server/core/phase/_testkit.js';
 import { validateMessage } from '../server/core/messages/validate.js';
 import { o200kTokenizer } from '../server/core/tokens/tokenizer.js';
 import { REPO_ROOT, runBin } from '../server/testing/fixtures.js';
+import { callTool as call, connectMcp } from './support/mcp.js';
 
-const SHIM = path.join(REPO_ROOT, 'bin/heimdall-ledger-mcp');
 const open: Client[] = [];
 const dirs: string[] = [];
 
@@ -28,26 +26,9 @@ afterEach(async () => {
 });
 
 async function agent(planning: string, name: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SHIM],
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HEIMDALL_PLANNING_DIR: planning, HEIMDALL_AGENT: name },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'claude-code', version: '1.0.0' });
-  await client.connect(transport);
-  await client.listTools();
+  const { client } = await connectMcp({ HEIMDALL_PLANNING_DIR: planning, HEIMDALL_AGENT: name });
   open.push(client);
   return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
-  const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const text = JSON.parse((r.content[0] as { text: string }).text);
-  if (r.isError) return { isError: true, ...text };
-  expect(r.structuredContent).toEqual(text);
-  return text;
 }
 
 function project(): { root: string; planning: string } {

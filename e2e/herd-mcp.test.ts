@@ -6,15 +6,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runBin } from '../server/testing/fixtures.js';
+import { callTool as call, connectMcp } from './support/mcp.js';
 
 const SERVER = path.join(REPO_ROOT, 'dist/mcp/stdio.js');
-/** The shim that starts the bundled server (it calls dist/mcp/stdio.js's main). */
-const SHIM = path.join(REPO_ROOT, 'bin/heimdall-ledger-mcp');
 const T0 = Date.parse('2026-06-11T12:00:00Z');
 const open: Array<{ close(): Promise<void> }> = [];
 const dirs: string[] = [];
@@ -36,27 +33,10 @@ function planningDir(): string {
 
 /** Start a server process on `planning` with its clock at `nowMs`, and connect a client to it. */
 async function start(planning: string, nowMs: number, clientName = 'claude-code') {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SHIM],
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HEIMDALL_PLANNING_DIR: planning, HEIMDALL_NOW: String(nowMs) },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: clientName, version: '1.0.0' });
-  await client.connect(transport);
-  await client.listTools(); // the client then checks every structuredContent against the tool's outputSchema
-  const handle = { client, pid: transport.pid, close: () => client.close() };
+  const { client, pid } = await connectMcp({ HEIMDALL_PLANNING_DIR: planning, HEIMDALL_NOW: String(nowMs) }, clientName);
+  const handle = { client, pid, close: () => client.close() };
   open.push(handle);
   return handle;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
-  const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  const text = JSON.parse((r.content[0] as { text: string }).text);
-  if (r.isError) return { isError: true, ...text };
-  expect(r.structuredContent).toEqual(text);
-  return text;
 }
 
 const checkin = (c: Client, who: string, status: string, extra: Record<string, unknown> = {}) => call(c, 'herd_checkin', { client_identity: who, status, ...extra });

@@ -62,6 +62,35 @@ function RecallCell({ pct, arms }: { pct: number | undefined; arms: { v1?: numbe
   );
 }
 
+/** The figures a phase row and a plan row share: the three arms, both savings and v2's recall. */
+type ArmRow = { v1?: number; lean?: number; v2?: number; saved_pct?: number; saved_vs_lean_pct?: number; recall_pct?: number; recall_arms?: { v1?: number; lean?: number } };
+
+function ArmHeadings() {
+  return (
+    <>
+      <Th right>v1</Th>
+      <Th right>lean</Th>
+      <Th right>v2</Th>
+      <Th right>v2 vs v1</Th>
+      <Th right>v2 vs lean</Th>
+      <Th right>Recall v2</Th>
+    </>
+  );
+}
+
+function ArmCells({ row }: { row: ArmRow }) {
+  return (
+    <>
+      <td className="px-3 py-1.5 text-right" data-arm="v1">{tok(row.v1)}</td>
+      <td className="px-3 py-1.5 text-right" data-arm="lean">{tok(row.lean)}</td>
+      <td className="px-3 py-1.5 text-right" data-arm="v2">{tok(row.v2)}</td>
+      <td className="px-3 py-1.5 text-right" data-figure="saved">{pct(row.saved_pct)}</td>
+      <td className="px-3 py-1.5 text-right" data-figure="saved-lean">{pct(row.saved_vs_lean_pct)}</td>
+      <RecallCell pct={row.recall_pct} arms={row.recall_arms} />
+    </>
+  );
+}
+
 export function GsdRunView({ gsd }: { gsd: GsdData }) {
   const t = gsd.total;
   const ablationKeys = [...new Set(gsd.ablation.flatMap((a) => Object.keys(a.figures)))];
@@ -99,12 +128,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
               <tr className="border-b border-slate-100 text-xs font-medium uppercase tracking-wide text-slate-500">
                 <Th>Phase</Th>
                 <Th right>Plans</Th>
-                <Th right>v1</Th>
-                <Th right>lean</Th>
-                <Th right>v2</Th>
-                <Th right>v2 vs v1</Th>
-                <Th right>v2 vs lean</Th>
-                <Th right>Recall v2</Th>
+                <ArmHeadings />
               </tr>
             </thead>
             <tbody className="font-mono text-[13px] tabular-nums">
@@ -114,12 +138,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
                     {p.phase}
                   </th>
                   <td className="px-3 py-1.5 text-right">{p.plans}</td>
-                  <td className="px-3 py-1.5 text-right" data-arm="v1">{tok(p.v1)}</td>
-                  <td className="px-3 py-1.5 text-right" data-arm="lean">{tok(p.lean)}</td>
-                  <td className="px-3 py-1.5 text-right" data-arm="v2">{tok(p.v2)}</td>
-                  <td className="px-3 py-1.5 text-right" data-figure="saved">{pct(p.saved_pct)}</td>
-                  <td className="px-3 py-1.5 text-right" data-figure="saved-lean">{pct(p.saved_vs_lean_pct)}</td>
-                  <RecallCell pct={p.recall_pct} arms={p.recall_arms} />
+                  <ArmCells row={p} />
                 </tr>
               ))}
             </tbody>
@@ -134,12 +153,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
               <Th>Plan</Th>
               <Th>Phase</Th>
               <Th>File</Th>
-              <Th right>v1</Th>
-              <Th right>lean</Th>
-              <Th right>v2</Th>
-              <Th right>v2 vs v1</Th>
-              <Th right>v2 vs lean</Th>
-              <Th right>Recall v2</Th>
+              <ArmHeadings />
             </tr>
           </thead>
           <tbody className="font-mono text-[13px] tabular-nums">
@@ -152,12 +166,7 @@ export function GsdRunView({ gsd }: { gsd: GsdData }) {
                 <td className="max-w-72 truncate px-3 py-1.5 text-[12px] text-slate-500" title={p.path}>
                   {p.path ?? '—'}
                 </td>
-                <td className="px-3 py-1.5 text-right" data-arm="v1">{tok(p.v1)}</td>
-                <td className="px-3 py-1.5 text-right" data-arm="lean">{tok(p.lean)}</td>
-                <td className="px-3 py-1.5 text-right" data-arm="v2">{tok(p.v2)}</td>
-                <td className="px-3 py-1.5 text-right" data-figure="saved">{pct(p.saved_pct)}</td>
-                <td className="px-3 py-1.5 text-right" data-figure="saved-lean">{pct(p.saved_vs_lean_pct)}</td>
-                <RecallCell pct={p.recall_pct} arms={p.recall_arms} />
+                <ArmCells row={p} />
               </tr>
             ))}
           </tbody>

@@ -5,50 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Locator, type Page, expect } from '@playwright/test';
+import type { Savings } from '../../server/core/index.js';
 import { cliJson } from './cli.js';
 import { SCREENSHOTS, planning } from './studio.js';
 
-export interface RoleJson {
-  role: string;
-  entries: number;
-  tokens: number;
-  counted_tokens: number;
-  reported_tokens: number;
-  baseline?: number;
-  lean?: number;
-  pct?: number;
-  saved_pct?: number;
-  saved_vs_lean_pct?: number;
-}
-export interface ArmsJson {
-  v1?: number;
-  lean?: number;
-  v2?: number;
-  saved_pct?: number;
-  saved_vs_lean_pct?: number;
-}
-export interface SavingsJson {
-  run: string | null;
-  label: string;
-  kind?: string;
-  workspace: string;
-  date?: string;
-  tokenizer: string;
-  baseline: 'run' | 'workspace' | 'none';
-  compared_with: string;
-  arms: Record<string, string>;
-  roles: RoleJson[];
-  total?: { baseline: number; tokens: number; lean?: number; pct?: number; saved_pct?: number; saved_vs_lean_pct?: number };
-  total_tokens: number;
-  gsd?: {
-    total: ArmsJson & { recall_pct?: number; recall_arms?: Record<string, number>; completeness_pct?: number; plans_found?: number; plans_imported?: number };
-    phases: (ArmsJson & { phase: string; plans: number; recall_pct?: number })[];
-    plans: (ArmsJson & { plan: string; phase: string; path?: string; recall_pct?: number })[];
-    ablation: { name: string; label?: string; figures: Record<string, number> }[];
-    missing: string[];
-  };
-  runs: { run: string; label: string; at: string; saved: Record<string, number> }[];
-}
+/** What `heimdall-ledger report --json` prints: the core's Savings, as JSON (the one computation Studio renders too). */
+export type SavingsJson = Savings;
 
 /** `heimdall-ledger report --json [--run R]`, through the real bin. */
 export function ledgerReport(run?: string): SavingsJson {
@@ -75,7 +37,7 @@ export async function expectCard(card: Locator, rep: SavingsJson): Promise<void>
   if (rep.date) await expect(card.getByTestId('card-date')).toHaveText(when(rep.date));
   await expect(card.getByTestId('tokenizer')).toHaveText(rep.tokenizer);
   await expect(card.getByTestId('card-compared')).toHaveText(rep.compared_with);
-  for (const arm of ['v1', 'lean', 'v2']) {
+  for (const arm of ['v1', 'lean', 'v2'] as const) {
     if (rep.arms[arm]) await expect(card.getByTestId(`card-arm-${arm}`)).toHaveText(rep.arms[arm] as string);
     else await expect(card.getByTestId(`card-arm-${arm}`)).toHaveCount(0);
   }

@@ -259,15 +259,7 @@ function refresh(file: string): LogIndex {
 }
 
 /** A filter with its bounds in canonical form and empty fields dropped. */
-interface NormalFilter {
-  mechanism?: string;
-  action?: string;
-  text?: string;
-  author?: string;
-  from?: string;
-  to?: string;
-  object?: LogRef;
-}
+type NormalFilter = Omit<LogFilter, 'object'> & { object?: LogRef };
 
 function instantArg(name: 'from' | 'to', v: string | undefined): string | undefined {
   if (!v) return undefined;

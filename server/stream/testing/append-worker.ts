@@ -88,29 +88,8 @@ if (opts.mode === 'steps') {
   const batch = Math.max(1, opts.batch ?? 1);
   const streams = Math.max(1, opts.streams ?? 10);
   const started = performance.now();
-  let n = 0;
-  while (n < count) {
-    const size = Math.min(batch, count - n);
-    const drafts: WireDraft[] = [];
-    for (let i = 0; i < size; i++, n++) {
-      const k = n % streams;
-      drafts.push({
-        wire: '1.1',
-        wire_id: `${opts.agent}-${n}`,
-        stream_id: `agent:${opts.agent}-${k}`,
-        type: 'agent.heartbeat',
-        sender: `agent:${opts.agent}-${k}`,
-        ts: new Date().toISOString(),
-        payload: { status: 'working' },
-      } as WireDraft);
-    }
-    if (opts.raw) {
-      if (drafts.length === 1) await log.append(opts.topic, drafts[0] as WireDraft);
-      else await log.appendBatch(opts.topic, drafts);
-    } else if (drafts.length === 1) await emitWire(ctx, log, drafts[0], { topic: opts.topic });
-    else await emitWires(ctx, log, drafts, { topic: opts.topic });
-  }
+  await appendEvents(0, count, batch, streams);
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${JSON.stringify({ agent: opts.agent, events: n, seconds })}\n`);
+  process.stdout.write(`${JSON.stringify({ agent: opts.agent, events: count, seconds })}\n`);
 }
 await runtime.close();
