@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+/**
+ * An independent count of what each GSD plan cites, checked against the briefs the bench emitted.
+ *
+ *   node scripts/gsd-oracle.mjs BENCH.json OUT [--json]
+ *
+ * BENCH.json is `heimdall bench gsd DIR --json --emit-briefs OUT`'s output. For every plan it lists,
+ * this script reads the PLAN file itself and, with its own rules (it imports nothing from the
+ * product, so a mistake in the product's parser is not repeated here):
+ *  - ids: every label the plan writes (`D-07`, `AUTH-01`, `FR-3`) that some context document of
+ *    the tree defines (a list item, heading or table row starting with it). The plan's own phase
+ *    CONTEXT.md wins, then REQUIREMENTS files, then any document. One definition line of it must be
+ *    in the plan's resolved v2 brief (`OUT/<tree>/<id>.v2.resolved.txt`);
+ *  - reads: every `.planning` file named in a `<read_first>` block must be named in the brief and
+ *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief;
+ *  - task lines: every non-empty line of `<action>`, `<verify>`, `<done>` and
+ *    `<acceptance_criteria>` must be in the resolved brief.
+ * Exit code 1 when any citation is missing; the report lists each one.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const LABEL = /(?<![A-Za-z0-9_-])([A-Z][A-Z0-9]{0,11}(?:[-_][A-Z0-9]{1,12})*-\d{1,4}[a-z]?)(?![A-Za-z0-9_-])/g;
+
+function norm(s) {
+  return s.replace(/\r\n?/g, '\n');
+}
+
+/** Markdown noise stripped from a line, whitespace collapsed: what "present" compares. */
+function flat(line) {
+  return line.replace(/\s+/g, ' ').trim();
+}
+
+function walk(dir, out = []) {
+  let ents;
+  try {
+    ents = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of ents) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (e.isFile() && e.name.toLowerCase().endsWith('.md')) out.push(p);
+  }
+  return out;
+}
+
+/** Lines of the blocks named `tag` (`<action>...</action>`), outside nothing: GSD writes them flat. */
+function blockLines(text, tag) {
+  const out = [];
+  const re = new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`, 'gi');
+  for (const m of text.matchAll(re)) for (const l of m[1].split('\n')) if (l.trim()) out.push(l);
+  return out;
+}
+
+function withoutBlock(text, tag) {
+  return text.replace(new RegExp(`<${tag}(?:\\s[^>]*)?>[\\s\\S]*?</${tag}>`, 'gi'), '');
+}
+
+/** Where each label is defined in a tree: label -> [{ file (relative to .planning), line }]. */
+function definitions(planning) {
+  const defs = new Map();
+  for (const abs of walk(planning)) {
+    const rel = path.relative(planning, abs).split(path.sep).join('/');
+    if (/PLAN\.md$/i.test(rel) || /SUMMARY\.md$/i.test(rel)) continue;
+    let fence = false;
+    for (const line of norm(fs.readFileSync(abs, 'utf8')).split('\n')) {
+      if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+      if (fence) continue;
+      const m = /^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:#{1,6}\s+)?(?:\|\s*)?(?:\*\*|__|`)*([A-Z][A-Z0-9]{0,11}(?:[-_][A-Z0-9]{1,12})*-\d{1,4}[a-z]?)(?![A-Za-z0-9_-])/.exec(line);
+      if (!m) continue;
+      const key = m[1].replace(/-0+(\d)/, '-$1');
+      const list = defs.get(key) ?? [];
+      list.push({ file: rel, line });
+      defs.set(key, list);
+    }
+  }
+  return defs;
+}
+
+function check(bench, out) {
+  const misses = [];
+  const counts = { plans: 0, ids: 0, reads: 0, task_lines: 0 };
+  const defsByTree = new Map();
+  for (const tree of bench.trees) {
+    const planning = path.join(tree.dir, '.planning');
+    defsByTree.set(tree.tree, { planning, defs: definitions(planning) });
+  }
+  for (const plan of bench.plans) {
+    const t = defsByTree.get(plan.tree);
+    if (!t) continue;
+    counts.plans++;
+    const planFile = path.join(bench.trees.find((x) => x.tree === plan.tree).dir, plan.path);
+    const raw = norm(fs.readFileSync(planFile, 'utf8'));
+    const text = withoutBlock(raw, 'execution_context');
+    // One tree: OUT/<plan>.*; several: OUT/<tree>/<plan>.*.
+    const briefPath = path.join(bench.trees.length > 1 ? path.join(out, plan.tree) : out, `${plan.id}.v2.resolved.txt`);
+    const brief = norm(fs.readFileSync(briefPath, 'utf8'));
+    const briefFlat = new Set(brief.split('\n').map(flat));
+    const has = (line) => briefFlat.has(flat(line)) || brief.includes(line.trim());
+    const miss = (kind, what) => misses.push({ tree: plan.tree, plan: plan.id, kind, what });
+    const planRel = path.relative(t.planning, planFile).split(path.sep).join('/');
+    const planDir = path.posix.dirname(planRel);
+    const phaseNum = /^(\d+(?:\.\d+)*)/.exec(path.posix.basename(planDir))?.[1];
+
+    // Ids.
+    const seen = new Set();
+    for (const m of text.matchAll(LABEL)) {
+      const key = m[1].replace(/-0+(\d)/, '-$1');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const all = (t.defs.get(key) ?? []).filter((d) => d.file !== planRel);
+      if (all.length === 0) continue;
+      // Decisions live in the plan's own phase CONTEXT.md, requirements in a REQUIREMENTS file; else anywhere.
+      const ownPhase = (d) => path.posix.dirname(d.file) === planDir || (phaseNum && new RegExp(`^phases/0*${phaseNum.replace('.', '\\.')}-`).test(d.file));
+      const ctx = all.filter((d) => ownPhase(d) && /CONTEXT\.md$/i.test(d.file));
+      const req = all.filter((d) => /REQUIREMENTS[^/]*\.md$/i.test(d.file));
+      const want = ctx.length ? ctx : req.length ? req : all;
+      counts.ids++;
+      if (!want.some((d) => has(d.line))) miss('id', `${m[1]} (defined in ${[...new Set(want.map((d) => d.file))].join(', ')})`);
+    }
+
+    // read_first.
+    for (const line of blockLines(text, 'read_first')) {
+      for (const m of line.matchAll(/(?:^|[\s`'"(@])((?:\.\/)?(?:\.planning\/)?[A-Za-z0-9_./-]+\.md)\b/g)) {
+        const written = m[1].replace(/^\.\//, '');
+        const rel = written.startsWith('.planning/') ? written.slice('.planning/'.length) : fs.existsSync(path.join(t.planning, planDir, written)) && !written.includes('/') ? `${planDir}/${written}` : written;
+        const abs = path.join(t.planning, rel);
+        if (!fs.existsSync(abs) || !abs.startsWith(t.planning)) continue;
+        counts.reads++;
+        const whole = brief.includes(`READ .planning/${rel}\n`);
+        const fileLines = norm(fs.readFileSync(abs, 'utf8'))
+          .split('\n')
+          .filter((l) => l.trim().length > 20);
+        if (!whole && !(brief.includes(rel) && fileLines.some((l) => has(l)))) miss('read', `${written} (read_first)`);
+      }
+    }
+
+    // Task lines.
+    for (const tag of ['action', 'verify', 'done', 'acceptance_criteria']) {
+      for (const line of blockLines(text, tag)) {
+        counts.task_lines++;
+        if (!has(line)) miss('task_line', `<${tag}> ${flat(line).slice(0, 100)}`);
+      }
+    }
+  }
+  return { counts, misses };
+}
+
+function main(argv) {
+  const [benchFile, out] = argv.filter((a) => !a.startsWith('--'));
+  if (!benchFile || !out) {
+    process.stderr.write('usage: node scripts/gsd-oracle.mjs BENCH.json OUT [--json]\n  BENCH.json: the output of `heimdall bench gsd DIR --json --emit-briefs OUT`\n');
+    return 2;
+  }
+  const bench = JSON.parse(fs.readFileSync(benchFile, 'utf8'));
+  const r = check(bench, out);
+  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+  else {
+    for (const m of r.misses) process.stdout.write(`MISSING ${m.tree}/${m.plan} ${m.kind}: ${m.what}\n`);
+    process.stdout.write(`${r.counts.plans} plans: ${r.counts.ids} ids, ${r.counts.reads} read_first files, ${r.counts.task_lines} task lines checked; ${r.misses.length} missing\n`);
+  }
+  return r.misses.length ? 1 : 0;
+}
+
+process.exitCode = main(process.argv.slice(2));
