@@ -7,6 +7,7 @@
  * The method is described at the top of server/core/gsd/bench.ts. Token counts come from the
  * tokenizer, not from estimates.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -43,12 +44,34 @@ function mutationRun(dir: string): { counts: Record<string, number>; undetected:
   return { counts, undetected };
 }
 
+interface OracleReport {
+  counts: { plans: number; ids: number; reads: number; task_lines: number };
+  misses: { tree: string; plan: string; kind: string; what: string }[];
+}
+
+/** scripts/gsd-oracle.mjs over the briefs the bench emitted (its own process: it shares nothing with the product). */
+function runOracle(root: string, r: unknown, briefs: string): OracleReport {
+  const json = path.join(briefs, 'bench.json');
+  fs.writeFileSync(json, JSON.stringify(r));
+  const res = spawnSync(process.execPath, [path.join(root, 'scripts/gsd-oracle.mjs'), json, briefs, '--json'], { encoding: 'utf8' });
+  if (res.status !== 0 && res.status !== 1) throw new Error(`scripts/gsd-oracle.mjs exited ${res.status}: ${res.stderr}`);
+  return JSON.parse(res.stdout) as OracleReport;
+}
+
 export default async function ({ root }: { root: string }): Promise<string> {
   const fixtures = path.resolve(root, process.env.HEIMDALL_GSD_FIXTURES ?? '../shared/fixtures/gsd');
   if (!fs.existsSync(fixtures)) throw new Error(`no GSD fixtures at ${fixtures} (set HEIMDALL_GSD_FIXTURES)`);
   // The bench works on temporary copies; this context only lends its ports (tokenizer, clock, ids).
   const base = makeCtx(path.join(fixtures, '.unused-planning-root'));
-  const r = benchGsd(base, fixtures);
+  const briefs = fs.mkdtempSync(path.join(os.tmpdir(), 'heimdall-bench-briefs-'));
+  let oracle: OracleReport;
+  let r: ReturnType<typeof benchGsd>;
+  try {
+    r = benchGsd(base, fixtures, { emitBriefs: briefs });
+    oracle = runOracle(root, r, briefs);
+  } finally {
+    fs.rmSync(briefs, { recursive: true, force: true });
+  }
   const mut = mutationRun(fixtures);
   const n = (x: number) => x.toLocaleString('en-US');
   const p = (x: number) => `${x.toFixed(1)}%`;
@@ -112,6 +135,11 @@ export default async function ({ root }: { root: string }): Promise<string> {
     `- v2 below lean in total: ${met(r.total.v2_tokens < r.total.lean_tokens)} (${p(r.total.saving_vs_lean_pct)}; ${p(r.total.lean_scope.saving_vs_lean_pct)} at lean's scope).`,
     '- Why: the plans name whole documents in `<context>` (PROJECT.md, STATE.md, the phase RESEARCH.md) and cite no part of them; v2 must carry or count such a read,',
     '  lean leaves it out (its recall of whole documents read is the figure above). The saving that comes from not sending them needs no protocol; v2 does not claim it.',
+    `- The ceiling: the PLAN files alone are ${n(r.total.plan_tokens)} tokens, ${p(r.total.plan_only_saving_pct)} below v1 (${r.trees.map((t) => `${t.tree} ${p(t.plan_only_saving_pct)}`).join(', ')}). A brief carries its plan, so`,
+    `  80% below v1 leaves ${n(Math.max(0, Math.floor(r.total.v1_tokens * 0.2) - r.total.plan_tokens))} tokens for everything the ${r.total.plans} plans reference (units, capsules, reads); v2 spends ${n(r.total.v2_tokens - r.total.plan_tokens)} (${n(r.total.lean_scope.v2_tokens - r.total.plan_tokens)} at lean's scope).`,
+    `  Where a plan cites no id and names no \`<read_first>\` file, lean is the plan alone, and v2, which carries the plan and what it references, can only beat it by its ids.`,
+    '',
+    `Independent check (\`scripts/gsd-oracle.mjs\`, which shares no code with the product, over the emitted briefs): ${n(oracle.counts.ids)} cited ids, ${n(oracle.counts.reads)} \`<read_first>\` files, ${n(oracle.counts.task_lines)} task lines in ${oracle.counts.plans} plans; ${oracle.misses.length === 0 ? '**none missing**' : `**${oracle.misses.length} missing**: ${oracle.misses.slice(0, 5).map((m) => `${m.tree}/${m.plan} ${m.kind} ${m.what}`).join('; ')}`}.`,
     '',
     `Plans where v2 exceeds lean (${r.over_lean.length}), with the reason:`,
     '',

@@ -60,11 +60,16 @@ describe('bench gsd on the three real fixtures (one DIR holding three trees)', (
       expect(p.v2_tokens).toBe(tok.count(t.v2));
       expect(p.path).toBe(`.planning/${t.built.plan.file}`);
       expect(fs.existsSync(path.join(requireFixtures(), p.tree, p.path))).toBe(true);
+      // The plan alone, counted from the file on disk: the floor under any brief that carries it.
+      expect(p.plan_tokens).toBe(tok.count(fs.readFileSync(path.join(requireFixtures(), p.tree, p.path), 'utf8')));
+      expect(p.plan_tokens).toBeLessThanOrEqual(p.v1_tokens);
       // Every plan where v2 costs more than lean says why.
       if (p.v2_tokens > p.lean_tokens) expect(p.over_lean, p.id).toBeTruthy();
       else expect(p.over_lean).toBeUndefined();
     }
     expect(r.over_lean.length).toBe(r.plans.filter((p) => p.v2_tokens > p.lean_tokens).length);
+    expect(r.total.plan_tokens).toBe(r.plans.reduce((s, p) => s + p.plan_tokens, 0));
+    expect(r.total.plan_only_saving_pct).toBeCloseTo(((r.total.v1_tokens - r.total.plan_tokens) / r.total.v1_tokens) * 100, 0);
   });
 
   it('v1 holds every context file, lean the read_first and id-cited files, v2 the cited units and what it must still read', () => {

@@ -92,6 +92,8 @@ export interface BenchPlan {
    */
   lean_scope_tokens: number;
   lean_scope_recall: number;
+  /** The PLAN file as written, alone: no brief that carries the plan can cost less (bar ids). */
+  plan_tokens: number;
   floor_tokens: number;
   saving_pct: number;
   saving_vs_lean_pct: number;
@@ -125,6 +127,10 @@ export interface BenchTotals {
   v2_tokens: number;
   brief_tokens: number;
   read_tokens: number;
+  /** The PLAN files as written, alone (see BenchPlan.plan_tokens). */
+  plan_tokens: number;
+  /** The saving v1 -> the PLAN files alone: the most any brief carrying each plan's text can save. */
+  plan_only_saving_pct: number;
   floor_tokens: number;
   saving_pct: number;
   saving_vs_lean_pct: number;
@@ -244,6 +250,8 @@ function totals(rows: BenchPlan[], found: number, imported: number): BenchTotals
     v2_tokens: v2,
     brief_tokens: sum((r) => r.brief_tokens),
     read_tokens: sum((r) => r.read_tokens),
+    plan_tokens: sum((r) => r.plan_tokens),
+    plan_only_saving_pct: pct(v1, sum((r) => r.plan_tokens)),
     floor_tokens: sum((r) => r.floor_tokens),
     saving_pct: pct(v1, v2),
     saving_vs_lean_pct: pct(lean, v2),
@@ -405,6 +413,7 @@ function benchTree(base: Ctx, tree: { name: string; dir: string; planning: strin
         read_tokens: reads.reduce((s, r) => s + r.tokens, 0),
         lean_scope_tokens: count(scoped),
         lean_scope_recall: scopeRecall.pct,
+        plan_tokens: count(plan.raw),
         floor_tokens: count(floorText(plan)),
         saving_pct: pct(v1Tokens, v2Tokens),
         saving_vs_lean_pct: pct(leanTokens, v2Tokens),
@@ -575,6 +584,7 @@ export function formatBench(r: BenchResult): string[] {
   ];
   for (const x of rows.slice(1)) out.push(fmt(x));
   if (multi) out.push(`mean over ${r.mean_over_trees.trees} trees: ${r.mean_over_trees.saving_pct}% vs v1, ${r.mean_over_trees.saving_vs_lean_pct}% vs lean`);
+  out.push(`the PLAN files alone: ${r.total.plan_tokens} tokens, ${r.total.plan_only_saving_pct}% vs v1 (the most a brief that carries each plan can save)`);
   out.push(`v2 = ${r.total.brief_tokens} brief + ${r.total.read_tokens} whole-file reads; recall v1 ${r.total.recall.v1}%, lean ${r.total.recall.lean}%, v2 ${r.total.recall.v2}% of ${r.total.recall.items} items`);
   const k = (arm: 'v1' | 'lean' | 'v2') => KINDS.map((kind) => `${kind.replace('_', ' ')}s ${r.total.recall_kinds[arm][kind][0]}/${r.total.recall_kinds[arm][kind][1]}`).join(', ');
   for (const arm of ['v1', 'lean', 'v2'] as const) out.push(`  ${arm}: ${k(arm)}`);
