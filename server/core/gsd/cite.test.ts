@@ -62,6 +62,23 @@ describe('what a plan references', () => {
     expect(a.refs[0]).toMatchObject({ resolution: 'units', units: ['01-RESEARCH#pattern-1', '01-RESEARCH#anti-patterns-to-avoid', '01-RESEARCH#pitfall-2'] });
   });
 
+  it('takes a quoted name after a document as the heading it begins, and lets a file named on the line govern its words', () => {
+    const extra = { 'research/PITFALLS.md': '# Pitfalls\n\n### Pitfall 2: Not this one\n\nText.\n', 'research/ARCHITECTURE.md': '# Architecture\n\n### Pattern 1: Nor this one\n\nText.\n' };
+    const plan = (action: string) => `---\nwave: 1\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;
+    // "Architecture" and "Pitfalls" are headings of RESEARCH.md here, not research/ARCHITECTURE.md or research/PITFALLS.md.
+    expect(ids(analyse(plan('Reference RESEARCH.md sections: Architecture Patterns (Pattern 1), Common Pitfalls (Pitfall 2)'), undefined, extra))).toEqual([
+      '01-RESEARCH#architecture-patterns',
+      '01-RESEARCH#common-pitfalls',
+    ]);
+    // Without a file named on the line, a prose word followed by a section still names its document.
+    expect(ids(analyse(plan('Mind the pitfalls: Pitfall 2.'), undefined, extra))).toEqual(['research/PITFALLS#pitfall-2']);
+    // A quoted name, with or without the heading's label.
+    expect(ids(analyse(plan('Follow RESEARCH.md "Session cookie" example.')))).toEqual(['01-RESEARCH#pattern-2']);
+    expect(ids(analyse(plan('Follow RESEARCH.md "Pattern 2: Session cookie".')))).toEqual(['01-RESEARCH#pattern-2']);
+    // A quote that begins no heading names nothing.
+    expect(ids(analyse(plan('Follow RESEARCH.md "session handling" notes.')))).toEqual([]);
+  });
+
   it('resolves a ROADMAP read to the plan\'s own phase entry, and reads it whole when the phase has none', () => {
     const body = '---\nwave: 1\n---\n<context>\n@.planning/ROADMAP.md\n</context>\n<tasks><task><action>x</action></task></tasks>\n';
     expect(analyse(body).refs[0]).toMatchObject({ resolution: 'units', units: ['ROADMAP#phase-1'] });

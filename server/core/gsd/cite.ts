@@ -205,6 +205,20 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
     labelled.set(w, set);
   }
   const titled: PlacedUnit[] = [];
+  // A quoted name right after a document names the heading it begins: RESEARCH.md "Complete
+  // Background Script" example -> "Complete Background Script (Service Worker)".
+  for (const q of clause.matchAll(/["“]([^"”\n]{3,80})["”]/g)) {
+    const qw = words(q[1] as string).filter((w) => !STOP.has(w));
+    if (qw.length === 0) continue;
+    for (const h of handles) {
+      const title = h.unit.title.replace(/\([^)]*\)/g, ' ');
+      // "Pattern 4: Full-Screen Overlay" may be quoted with or without its label.
+      for (const t of [title, title.replace(/^\S+\s+#?\d+(?:\.\d+)*[a-z]?[:.]\s+/i, '')]) {
+        const tw = words(t).filter((w) => !STOP.has(w));
+        if (qw.length <= tw.length && qw.length >= Math.min(2, tw.length) && qw.every((w, i) => tw[i] === w) && !titled.includes(h.unit)) titled.push(h.unit);
+      }
+    }
+  }
   for (const h of handles) {
     if (h.label) {
       const ns = labelled.get(h.label.word);
@@ -330,6 +344,10 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
         // "Pattern 3 from research", "locked decision from CONTEXT.md Area D": the section may come first.
         const at = m.index ?? 0;
         const bol = text.lastIndexOf('\n', at - 1) + 1;
+        // A document named by its file earlier on the line governs the line: in "RESEARCH.md
+        // sections: Architecture Patterns (Pattern 1)" the word "architecture" is a heading of
+        // RESEARCH.md, not research/ARCHITECTURE.md.
+        if (!named && /[A-Za-z0-9_-]\.md\b/i.test(text.slice(bol, at))) continue;
         const before = text.slice(Math.max(bol, at - 40), at);
         clauses.push(/\b(?:from|in|of)\s+(?:the\s+)?$/i.test(before) ? `${before} ${after}` : after);
       }
