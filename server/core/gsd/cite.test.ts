@@ -79,6 +79,15 @@ describe('what a plan references', () => {
     expect(ids(analyse(plan('Follow RESEARCH.md "session handling" notes.')))).toEqual([]);
   });
 
+  it('does not take a document\'s title heading for a section it names', () => {
+    const extra = { 'phases/01-core/01-VERIFICATION.md': '---\nstatus: passed\n---\n\n# Phase 1: Core Verification Report\n\n## Goal Achievement\n\nAll of it.\n\n## Gaps\n\nNone.\n' };
+    const plan = (action: string) => `---\nwave: 1\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;
+    // "verification (Phase 1 ...)" names no section: the phase is the whole document's title.
+    expect(ids(analyse(plan('Production build verification (Phase 1 Plan 2).'), undefined, extra))).toEqual([]);
+    // A section under the title is still named.
+    expect(ids(analyse(plan('See 01-VERIFICATION.md Goal Achievement.'), undefined, extra))).toEqual(['01-VERIFICATION#goal-achievement']);
+  });
+
   it('resolves a ROADMAP read to the plan\'s own phase entry, and reads it whole when the phase has none', () => {
     const body = '---\nwave: 1\n---\n<context>\n@.planning/ROADMAP.md\n</context>\n<tasks><task><action>x</action></task></tasks>\n';
     expect(analyse(body).refs[0]).toMatchObject({ resolution: 'units', units: ['ROADMAP#phase-1'] });

@@ -176,10 +176,14 @@ function fileKeywords(rel: string): string[] {
 /** Section handles of one document: labelled headings and short titles. */
 type Handle = { unit: PlacedUnit; label?: { word: string; n: string }; title?: string[]; words: Set<string> };
 
-function sectionHandles(units: PlacedUnit[]): Handle[] {
+function sectionHandles(units: PlacedUnit[], text = ''): Handle[] {
   const out: Handle[] = [];
+  // The first heading running to the end of the document is its title ("# Phase 5: Polish
+  // Verification Report"): naming it names the document, which only a read of the file stands for.
+  const isTitle = (u: PlacedUnit) => text !== '' && text.slice(u.end).trim() === '' && !/^\s{0,3}#{1,6}\s/m.test(text.slice(0, u.start));
   for (const u of units) {
     if (u.kind !== 'section' && u.kind !== 'phase') continue;
+    if (u.kind === 'section' && isTitle(u)) continue;
     const lab = u.label ? /^(\S+) (.+)$/.exec(u.label) : null;
     const sig = words(u.title.replace(/^(\S+)\s+#?(\S+?)[:.]?\s+/, lab ? '' : '$&')).filter((w) => !STOP.has(w));
     const title = sig.length >= 1 && sig.length <= 4 && sig.some((w) => w.length >= 5) ? sig : undefined;
@@ -328,7 +332,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   for (const f of index.files.keys()) if (path.posix.dirname(f) === planDir(plan) || !f.includes('/') || f.startsWith('research/')) docs.add(f);
   const unresolvedNotes: string[] = [];
   for (const rel of docs) {
-    const handles = sectionHandles(index.byFile.get(rel) ?? []);
+    const handles = sectionHandles(index.byFile.get(rel) ?? [], index.files.get(rel));
     if (handles.length === 0) continue;
     const clauses: string[] = [];
     for (const kw of fileKeywords(rel)) {
