@@ -16,11 +16,11 @@ const ORACLE = path.join(REPO_ROOT, 'scripts/gsd-oracle.mjs');
 interface Miss {
   tree: string;
   plan: string;
-  kind: 'id' | 'read' | 'task_line';
+  kind: 'id' | 'read' | 'section' | 'task_line';
   what: string;
 }
 interface OracleReport {
-  counts: { plans: number; ids: number; reads: number; task_lines: number };
+  counts: { plans: number; ids: number; reads: number; sections: number; task_lines: number };
   misses: Miss[];
 }
 
@@ -84,6 +84,31 @@ describe('an independent count of what each plan cites', () => {
     const { code, report } = oracle(copy);
     expect(code).toBe(1);
     expect(report.misses).toEqual([expect.objectContaining({ tree, plan: '02-02', kind: 'id', what: expect.stringMatching(/^PERS-01 /) })]);
+  });
+
+  it('reports a brief missing a section a <read_first> item names with a section sign', () => {
+    // A hand-made tree and brief: the oracle alone, no product code involved.
+    const tree = path.join(dir, 'hand', 't');
+    const phase = path.join(tree, '.planning/phases/01-ui');
+    fs.mkdirSync(phase, { recursive: true });
+    fs.writeFileSync(path.join(phase, '01-UI-SPEC.md'), '# UI\n\n## Visual Hierarchy\n\n### SignIn Page (`/Auth/SignIn`)\n\nOne card, centred, brand blue button.\n\n## Sign-Off\n\nApproved by the checker on the day.\n');
+    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-ui/01-UI-SPEC.md §SignIn Page — copywriting\n</read_first><action>Build the page.</action></task></tasks>\n');
+    const json = path.join(dir, 'hand', 'bench.json');
+    fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: '.planning/phases/01-ui/01-01-PLAN.md' }] }));
+    const run = (brief: string) => {
+      const briefs = path.join(dir, 'hand', `b${fs.readdirSync(path.join(dir, 'hand')).length}`);
+      fs.mkdirSync(briefs);
+      fs.writeFileSync(path.join(briefs, '01-01.v2.resolved.txt'), brief);
+      const r = spawnSync(process.execPath, [ORACLE, json, briefs, '--json'], { encoding: 'utf8' });
+      return JSON.parse(r.stdout) as OracleReport;
+    };
+    const head = 'TASK 01-01\nBuild the page.\nREFS\nread_first .planning/phases/01-ui/01-UI-SPEC.md -> units\n';
+    const ok = run(`${head}### SignIn Page (\`/Auth/SignIn\`)\nOne card, centred, brand blue button.\n`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts.sections).toBe(1);
+    // The section's body without its heading, or another section: the named one is missing.
+    const bad = run(`${head}## Sign-Off\nApproved by the checker on the day.\n`);
+    expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-ui/01-UI-SPEC.md §SignIn Page' }]);
   });
 
   it('reports a brief missing one line of an <action>', () => {

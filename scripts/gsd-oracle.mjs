@@ -12,7 +12,8 @@
  *    CONTEXT.md wins, then REQUIREMENTS files, then any document. One definition line of it must be
  *    in the plan's resolved v2 brief (`OUT/<tree>/<id>.v2.resolved.txt`);
  *  - reads: every `.planning` file named in a `<read_first>` block must be named in the brief and
- *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief;
+ *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief, and
+ *    every heading a `§Name` beside it begins must be in the brief;
  *  - task lines: every non-empty line of `<action>`, `<verify>`, `<done>` and
  *    `<acceptance_criteria>` must be in the resolved brief.
  * Exit code 1 when any citation is missing; the report lists each one.
@@ -81,7 +82,7 @@ function definitions(planning) {
 
 function check(bench, out) {
   const misses = [];
-  const counts = { plans: 0, ids: 0, reads: 0, task_lines: 0 };
+  const counts = { plans: 0, ids: 0, reads: 0, sections: 0, task_lines: 0 };
   const defsByTree = new Map();
   for (const tree of bench.trees) {
     const planning = path.join(tree.dir, '.planning');
@@ -134,6 +135,20 @@ function check(bench, out) {
           .split('\n')
           .filter((l) => l.trim().length > 20);
         if (!whole && !(brief.includes(rel) && fileLines.some((l) => has(l)))) miss('read', `${written} (read_first)`);
+        // Sections the item names with a section sign (`02-RESEARCH.md §Pattern 2 (...)`): each heading they begin must be in the brief.
+        if (whole) continue;
+        const headings = norm(fs.readFileSync(abs, 'utf8'))
+          .split('\n')
+          .filter((l) => /^#{1,6}\s/.test(l));
+        const simple = (x) => x.toLowerCase().replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim();
+        for (const sm of line.matchAll(/§\s*([^,(—–;§]+)/g)) {
+          const name = simple(sm[1].replace(/\s+(?:and|through|to)\s*$/i, ''));
+          if (name.length < 3 || /^[a-z][a-z0-9]*-\d+$/.test(name)) continue;
+          const hit = headings.filter((h) => simple(h.replace(/^#{1,6}\s+/, '')).startsWith(name));
+          if (hit.length === 0) continue;
+          counts.sections++;
+          if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}`);
+        }
       }
     }
 
@@ -159,7 +174,7 @@ function main(argv) {
   if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
   else {
     for (const m of r.misses) process.stdout.write(`MISSING ${m.tree}/${m.plan} ${m.kind}: ${m.what}\n`);
-    process.stdout.write(`${r.counts.plans} plans: ${r.counts.ids} ids, ${r.counts.reads} read_first files, ${r.counts.task_lines} task lines checked; ${r.misses.length} missing\n`);
+    process.stdout.write(`${r.counts.plans} plans: ${r.counts.ids} ids, ${r.counts.reads} read_first files, ${r.counts.sections} sections they name, ${r.counts.task_lines} task lines checked; ${r.misses.length} missing\n`);
   }
   return r.misses.length ? 1 : 0;
 }

@@ -75,6 +75,11 @@ describe('what a plan references', () => {
     // A quoted name, with or without the heading's label.
     expect(ids(analyse(plan('Follow RESEARCH.md "Session cookie" example.')))).toEqual(['01-RESEARCH#pattern-2']);
     expect(ids(analyse(plan('Follow RESEARCH.md "Pattern 2: Session cookie".')))).toEqual(['01-RESEARCH#pattern-2']);
+    // A section sign in a read_first item, one or several, with or without the label.
+    const rf = (item: string) => `---\nwave: 1\n---\n<tasks><task><read_first>\n- ${item}\n</read_first><action>x</action></task></tasks>\n`;
+    const spec = { 'phases/01-core/01-UI-SPEC.md': '# UI\n\n## Visual Hierarchy\n\n### SignIn Page (`/Auth/SignIn`)\n\nOne card.\n\n### Nav Bar (Updated `_Layout.cshtml`)\n\nThree links.\n\n## Sign-Off\n\nDone.\n' };
+    expect(ids(analyse(rf('.planning/phases/01-core/01-UI-SPEC.md §SignIn Page — exact copywriting, card layout'), undefined, spec))).toEqual(['01-UI-SPEC#signin-page-auth-signin']);
+    expect(ids(analyse(rf('.planning/phases/01-core/01-UI-SPEC.md §SignIn Page and §Nav Bar — layout specs'), undefined, spec))).toEqual(['01-UI-SPEC#signin-page-auth-signin', '01-UI-SPEC#nav-bar-updated-layout-cshtml']);
     // A quote that begins no heading names nothing.
     expect(ids(analyse(plan('Follow RESEARCH.md "session handling" notes.')))).toEqual([]);
   });

@@ -209,10 +209,13 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
     labelled.set(w, set);
   }
   const titled: PlacedUnit[] = [];
-  // A quoted name right after a document names the heading it begins: RESEARCH.md "Complete
-  // Background Script" example -> "Complete Background Script (Service Worker)".
-  for (const q of clause.matchAll(/["“]([^"”\n]{3,80})["”]/g)) {
-    const qw = words(q[1] as string).filter((w) => !STOP.has(w));
+  // A quoted name right after a document, or one after a section sign, names the heading it
+  // begins: RESEARCH.md "Complete Background Script" example -> "Complete Background Script
+  // (Service Worker)"; UI-SPEC.md §SignIn Page — copywriting -> "SignIn Page (`/Auth/SignIn`)".
+  const quoted = [...clause.matchAll(/["“]([^"”\n]{3,80})["”]/g)].map((q) => q[1] as string);
+  const signed = [...clause.matchAll(/§\s*([^,;(—–§\n]{2,80})/g)].map((q) => (q[1] as string).replace(/\s+(?:and|or|through|to|-)\s*$/i, ''));
+  for (const name of [...quoted, ...signed]) {
+    const qw = words(name).filter((w) => !STOP.has(w));
     if (qw.length === 0) continue;
     for (const h of handles) {
       const title = h.unit.title.replace(/\([^)]*\)/g, ' ');
