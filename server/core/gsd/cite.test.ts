@@ -103,5 +103,9 @@ describe('what a plan references', () => {
     const a = analyse('<tasks><task><read_first>.planning/phases/01-core/01-CONTEXT.md (the vibe)</read_first><action>x</action></task></tasks>\n');
     expect(a.refs[0]).toMatchObject({ via: 'read_first', resolution: 'read' });
     expect(a.unresolvedNotes).toEqual(['.planning/phases/01-core/01-CONTEXT.md: the vibe']);
+    // A note naming the file's ids is resolved by them: the read becomes those units, nothing is flagged.
+    const b = analyse('<tasks><task><read_first>.planning/phases/01-core/01-CONTEXT.md §D-01 and §D-03</read_first><action>x</action></task></tasks>\n');
+    expect(b.refs[0]).toMatchObject({ via: 'read_first', resolution: 'units', units: ['01-CONTEXT#D-01', '01-CONTEXT#D-03'] });
+    expect(b.unresolvedNotes).toEqual([]);
   });
 });

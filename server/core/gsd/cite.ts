@@ -364,7 +364,9 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
       if (r.rel !== rel || !r.note) continue;
       const named = sectionsNamed(r.note, handles, true);
       for (const u of named) cite(u, 'section', u.label ?? u.title);
-      if (named.length === 0 && /[A-Za-z]{3}/.test(r.note)) unresolvedNotes.push(`${r.written}: ${r.note}`);
+      // A note that names ids of the file (`§D-01 (quickjs API), §D-09`) is resolved by those ids.
+      const namesIds = [...r.note.matchAll(LABEL_RE)].some((m) => (index.byLabel.get(labelKey(m[1] as string)) ?? []).some((u) => u.file === rel));
+      if (named.length === 0 && !namesIds && /[A-Za-z]{3}/.test(r.note)) unresolvedNotes.push(`${r.written}: ${r.note}`);
     }
   }
 
