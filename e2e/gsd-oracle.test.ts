@@ -111,6 +111,17 @@ describe('an independent count of what each plan cites', () => {
     expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-ui/01-UI-SPEC.md §SignIn Page' }]);
   });
 
+  it('refuses input that is not a bench report, saying what it expected', () => {
+    const empty = path.join(dir, 'empty.json');
+    fs.writeFileSync(empty, '');
+    const r = spawnSync(process.execPath, [ORACLE, empty, out], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/cannot read .*empty\.json as the JSON of `heimdall bench gsd DIR --json --emit-briefs OUT`/);
+    const noBriefs = spawnSync(process.execPath, [ORACLE, benchFile, path.join(dir, 'no-such-folder')], { encoding: 'utf8' });
+    expect(noBriefs.status).toBe(2);
+    expect(noBriefs.stderr).toMatch(/no briefs folder .*no-such-folder/);
+  });
+
   it('reports a brief missing one line of an <action>', () => {
     const tree = '001TMF__HYDRA';
     const plan = bench.plans.find((p) => p.tree === tree && p.id === '02-03') as { path: string };

@@ -97,6 +97,10 @@ function check(bench, out) {
     const text = withoutBlock(raw, 'execution_context');
     // One tree: OUT/<plan>.*; several: OUT/<tree>/<plan>.*.
     const briefPath = path.join(bench.trees.length > 1 ? path.join(out, plan.tree) : out, `${plan.id}.v2.resolved.txt`);
+    if (!fs.existsSync(briefPath)) {
+      misses.push({ tree: plan.tree, plan: plan.id, kind: 'brief', what: `no brief file ${briefPath}` });
+      continue;
+    }
     const brief = norm(fs.readFileSync(briefPath, 'utf8'));
     const briefFlat = new Set(brief.split('\n').map(flat));
     const has = (line) => briefFlat.has(flat(line)) || brief.includes(line.trim());
@@ -169,7 +173,21 @@ function main(argv) {
     process.stderr.write('usage: node scripts/gsd-oracle.mjs BENCH.json OUT [--json]\n  BENCH.json: the output of `heimdall bench gsd DIR --json --emit-briefs OUT`\n');
     return 2;
   }
-  const bench = JSON.parse(fs.readFileSync(benchFile, 'utf8'));
+  let bench;
+  try {
+    bench = JSON.parse(fs.readFileSync(benchFile, 'utf8'));
+  } catch (e) {
+    process.stderr.write(`gsd-oracle: cannot read ${benchFile} as the JSON of \`heimdall bench gsd DIR --json --emit-briefs OUT\`: ${e.message}\n`);
+    return 2;
+  }
+  if (!Array.isArray(bench?.trees) || !Array.isArray(bench?.plans)) {
+    process.stderr.write(`gsd-oracle: ${benchFile} has no "trees" and "plans" arrays: expected the JSON of \`heimdall bench gsd DIR --json --emit-briefs OUT\`\n`);
+    return 2;
+  }
+  if (!fs.existsSync(out)) {
+    process.stderr.write(`gsd-oracle: no briefs folder ${out}: expected the OUT of --emit-briefs OUT\n`);
+    return 2;
+  }
   const r = check(bench, out);
   if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
   else {
