@@ -265,3 +265,15 @@ describe('bench gsd: the brief an orchestrator sends is the one the bench counts
     }
   });
 });
+
+describe('bench gsd: the trees of a folder', () => {
+  it('counts a project linked into the folder like one copied there, and skips a dangling link', () => {
+    const folder = tmp();
+    const project = copyTestdata();
+    fs.symlinkSync(project, path.join(folder, 'linked'));
+    fs.symlinkSync(path.join(folder, 'gone'), path.join(folder, 'dangling'));
+    const r = benchGsd(base(), folder);
+    expect(r.trees.map((t) => t.tree)).toEqual(['linked']);
+    expect(r.total.plans_imported).toBeGreaterThan(0);
+  });
+});

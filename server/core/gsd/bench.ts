@@ -283,6 +283,14 @@ export function copyTree(src: string, dest: string): void {
 }
 
 /** The GSD trees of DIR: DIR itself when it is one, else each child folder that is one. */
+function isFolder(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function findTrees(dir: string): { name: string; dir: string; planning: string }[] {
   const abs = path.resolve(dir);
   try {
@@ -299,8 +307,10 @@ export function findTrees(dir: string): { name: string; dir: string; planning: s
   }
   const out: { name: string; dir: string; planning: string }[] = [];
   for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-    if (!e.isDirectory() || e.name.startsWith('.')) continue;
     const child = path.join(abs, e.name);
+    // A project linked into the folder counts like one copied there.
+    const folder = e.isDirectory() || (e.isSymbolicLink() && isFolder(child));
+    if (!folder || e.name.startsWith('.')) continue;
     try {
       out.push({ name: e.name, dir: child, planning: resolveGsdDir(child) });
     } catch (err) {
