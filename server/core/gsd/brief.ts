@@ -11,8 +11,11 @@
  *   § <unit id>                    phase entry, sections it names; exact text)
  *   <text>
  *   CAPSULES                      (the capsule closure of its dependencies and of the SUMMARYs it reads)
- *   REFS                          (every read the plan asks for and what became of it)
- *   <via> <path> -> § ids | capsule X | read | project file | missing
+ *   REFS                          (every read the plan asks for, grouped by what became of it)
+ *   read whole (below): <path>; ...        to units: <path> > § <id>, ...
+ *   to capsules: <path> > <id>             missing from the tree: <path>
+ *   project files (read them in the repository): <path>; ...
+ *   GSD's workflow (replaced by the Heimdall protocol): workflows/execute-plan.md
  *   INVARIANTS see .planning/PROJECT.md
  *
  * A read that resolves to nothing smaller (a document the plan names but cites nothing in) is not
@@ -94,20 +97,51 @@ function isWorkflowPath(p: string): boolean {
   return /(^|\/)(\.claude|\.codex|\.opencode|\.gemini)\/|get-shit-done\//i.test(p);
 }
 
-function refLine(r: RefResolution): string {
-  const what =
-    r.resolution === 'units'
-      ? r.units.map((u) => `§ ${u}`).join(', ')
-      : r.resolution === 'capsule'
-        ? `capsule ${r.capsule}`
-        : r.resolution === 'read'
-          ? 'read (below)'
-          : r.resolution === 'missing'
-            ? 'missing from the tree'
-            : isWorkflowPath(r.written)
-              ? "GSD's own workflow file, replaced by the Heimdall protocol"
-              : 'project file (outside .planning; read it in the repository)';
-  return `${r.via} ${r.written}${r.note ? ` (${r.note})` : ''} -> ${what}`;
+/** A workflow file named from GSD's own folder on (`workflows/execute-plan.md`), not the user's home. */
+function workflowName(p: string): string {
+  const m = /get-shit-done\/(.+)$/i.exec(p.replace(/\\/g, '/'));
+  return m ? (m[1] as string) : p;
+}
+
+/**
+ * The REFS section: every read the plan asks for, grouped by what became of it, one line a group
+ * (`read whole (below): a; b`). Nothing is dropped: each path is written as the plan wrote it.
+ */
+export function refsLines(refs: RefResolution[], workflowRefs: string[]): string[] {
+  const labels = [
+    'read whole (below)',
+    'to units',
+    'to capsules',
+    'missing from the tree',
+    'project files (read them in the repository)',
+    "GSD's workflow (replaced by the Heimdall protocol)",
+  ];
+  // Group -> path as written -> the notes beside it and what it resolved to (a path named twice, in
+  // <context> and in <read_first>, is listed once).
+  const groups = labels.map(() => new Map<string, { notes: string[]; to: string[] }>());
+  const add = (g: number, written: string, note?: string, to: string[] = []) => {
+    const group = groups[g] as Map<string, { notes: string[]; to: string[] }>;
+    const e = group.get(written) ?? { notes: [], to: [] };
+    group.set(written, e);
+    if (note && !e.notes.includes(note)) e.notes.push(note);
+    for (const t of to) if (!e.to.includes(t)) e.to.push(t);
+  };
+  for (const r of refs) {
+    if (r.resolution === 'read') add(0, r.written, r.note);
+    else if (r.resolution === 'units') add(1, r.written, r.note, r.units.map((u) => `§ ${u}`));
+    else if (r.resolution === 'capsule') add(2, r.written, r.note, r.capsule ? [r.capsule] : []);
+    else if (r.resolution === 'missing') add(3, r.written, r.note);
+    else if (isWorkflowPath(r.written)) add(5, workflowName(r.written));
+    else add(4, r.written, r.note);
+  }
+  for (const w of workflowRefs) add(5, workflowName(w));
+  const lines: string[] = [];
+  groups.forEach((group, g) => {
+    if (!group.size) return;
+    const items = [...group].map(([written, e]) => `${written}${e.notes.length ? ` (${e.notes.join('; ')})` : ''}${e.to.length ? ` > ${e.to.join(', ')}` : ''}`);
+    lines.push(`${labels[g]}: ${items.join('; ')}`);
+  });
+  return lines;
 }
 
 /** Build the v2 brief of one plan (or an ablation of it). Reads the capsules of `ctx`; writes nothing. */
@@ -156,8 +190,7 @@ export function buildGsdBrief(ctx: Ctx, model: GsdModel, plan: GsdPlan, mech: Br
   if (capsules.length) tail.push('CAPSULES', capsules.map((c) => c.text.trimEnd()).join('\n\n'));
   if (refs.length || plan.parsed.workflowRefs.length) {
     tail.push('REFS');
-    for (const r of refs) tail.push(refLine(r));
-    for (const w of plan.parsed.workflowRefs) tail.push(`workflow ${w} -> GSD's own workflow, replaced by the Heimdall protocol`);
+    tail.push(...refsLines(refs, plan.parsed.workflowRefs));
   }
   if (model.invariants) tail.push(`INVARIANTS see ${model.invariants}`);
   const symbolLines = ids.symbols.length ? ['SYMBOLS', ...ids.symbols.map(([id, v]) => `${id}\t${v}`)] : [];
