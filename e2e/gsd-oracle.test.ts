@@ -111,6 +111,29 @@ describe('an independent count of what each plan cites', () => {
     expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-ui/01-UI-SPEC.md §SignIn Page' }]);
   });
 
+  it('takes a label set off at the start of a list item for a definition, not prose that begins with a name', () => {
+    const tree = path.join(dir, 'labels', 't');
+    const phase = path.join(tree, '.planning/phases/01-store');
+    fs.mkdirSync(phase, { recursive: true });
+    fs.writeFileSync(path.join(phase, '01-CONTEXT.md'), "# Context\n\n## Decisions\n\n- **D-01:** Snapshots are JSON files, one per run.\n\n## Claude's Discretion\n\n- ISO-8601 timestamp precision in filenames\n");
+    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\n---\n<tasks><task><action>Write snapshots per D-01 with an ISO-8601 name.</action></task></tasks>\n');
+    const json = path.join(dir, 'labels', 'bench.json');
+    fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: '.planning/phases/01-store/01-01-PLAN.md' }] }));
+    const run = (brief: string) => {
+      const briefs = path.join(dir, 'labels', `b${fs.readdirSync(path.join(dir, 'labels')).length}`);
+      fs.mkdirSync(briefs);
+      fs.writeFileSync(path.join(briefs, '01-01.v2.resolved.txt'), brief);
+      const r = spawnSync(process.execPath, [ORACLE, json, briefs, '--json'], { encoding: 'utf8' });
+      return JSON.parse(r.stdout) as OracleReport;
+    };
+    const task = 'TASK 01-01\nWrite snapshots per D-01 with an ISO-8601 name.\n';
+    const ok = run(`${task}- **D-01:** Snapshots are JSON files, one per run.\n`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts.ids).toBe(1);
+    const bad = run(task);
+    expect(bad.misses).toEqual([expect.objectContaining({ plan: '01-01', kind: 'id', what: expect.stringMatching(/^D-01 /) })]);
+  });
+
   it('refuses input that is not a bench report, saying what it expected', () => {
     const empty = path.join(dir, 'empty.json');
     fs.writeFileSync(empty, '');

@@ -8,7 +8,8 @@
  * this script reads the PLAN file itself and, with its own rules (it imports nothing from the
  * product, so a mistake in the product's parser is not repeated here):
  *  - ids: every label the plan writes (`D-07`, `AUTH-01`, `FR-3`) that some context document of
- *    the tree defines (a list item, heading or table row starting with it). The plan's own phase
+ *    the tree defines (a heading or table row starting with it, or a list item or line starting with
+ *    it set off by `:`, `.`, `)`, a dash or the line's end). The plan's own phase
  *    CONTEXT.md wins, then REQUIREMENTS files, then any document. One definition line of it must be
  *    in the plan's resolved v2 brief (`OUT/<tree>/<id>.v2.resolved.txt`);
  *  - reads: every `.planning` file named in a `<read_first>` block must be named in the brief and
@@ -69,9 +70,13 @@ function definitions(planning) {
     for (const line of norm(fs.readFileSync(abs, 'utf8')).split('\n')) {
       if (/^\s*(```|~~~)/.test(line)) fence = !fence;
       if (fence) continue;
-      const m = /^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(?:#{1,6}\s+)?(?:\|\s*)?(?:\*\*|__|`)*([A-Z][A-Z0-9]{0,11}(?:[-_][A-Z0-9]{1,12})*-\d{1,4}[a-z]?)(?![A-Za-z0-9_-])/.exec(line);
+      const m = /^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(#{1,6}\s+|\|\s*)?(?:\*\*|__|`)*([A-Z][A-Z0-9]{0,11}(?:[-_][A-Z0-9]{1,12})*-\d{1,4}[a-z]?)(?![A-Za-z0-9_-])(?:\*\*|__|`)*(.*)$/.exec(line);
       if (!m) continue;
-      const key = m[1].replace(/-0+(\d)/, '-$1');
+      // A heading or a table row starting with a label defines it; a list item or a line must set the
+      // label off (`D-01:`, `**FR-3.**`, `AUTH-01 - ...`), else it is prose that begins with a name
+      // (`- ISO-8601 timestamp precision`).
+      if (!m[1] && !/^\s*(?:[:.)|—–]|-\s|$)/.test(m[3])) continue;
+      const key = m[2].replace(/-0+(\d)/, '-$1');
       const list = defs.get(key) ?? [];
       list.push({ file: rel, line });
       defs.set(key, list);

@@ -108,4 +108,13 @@ describe('what a plan references', () => {
     expect(b.refs[0]).toMatchObject({ via: 'read_first', resolution: 'units', units: ['01-CONTEXT#D-01', '01-CONTEXT#D-03'] });
     expect(b.unresolvedNotes).toEqual([]);
   });
+
+  it('takes the words beside ids in a read note for a description of those ids, not a section name', () => {
+    // "(D-02, D-03 decisions)": the ids, not "Implementation Decisions" (which holds every decision).
+    const a = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-CONTEXT.md (D-02, D-03 decisions)\n</read_first><action>x</action></task></tasks>\n');
+    expect(a.refs[0]).toMatchObject({ via: 'read_first', resolution: 'units', units: ['01-CONTEXT#D-02', '01-CONTEXT#D-03'] });
+    // A section named in its own item of the same note still counts.
+    const b = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-CONTEXT.md (D-02 decision; rate limits)\n</read_first><action>x</action></task></tasks>\n');
+    expect(ids(b)).toEqual(['01-CONTEXT#D-02', '01-CONTEXT#area-a']);
+  });
 });

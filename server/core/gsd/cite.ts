@@ -61,6 +61,7 @@ export interface PlanAnalysis {
 }
 
 const LABEL_RE = new RegExp(`(?<![A-Za-z0-9_-])(${LABEL_SOURCE})(?![A-Za-z0-9_-])`, 'g');
+const LABEL_ONE = new RegExp(`(?<![A-Za-z0-9_-])(${LABEL_SOURCE})(?![A-Za-z0-9_-])`);
 const RANGE_RE = new RegExp(`(?<![A-Za-z0-9_-])(${LABEL_SOURCE})\\s*(?:\\.\\.\\.?|–|—|\\bto\\b|\\bthrough\\b|\\bthru\\b)\\s*(${LABEL_SOURCE})(?![A-Za-z0-9_-])`, 'g');
 
 const STOP = new Set(['to', 'the', 'a', 'an', 'of', 'and', 'or', 'for', 'in', 'on', 'with', 'from', 'by', 'vs', 'avoid', 'common', 'key', 'recommended', 'this', 'phase', 'notes']);
@@ -243,6 +244,8 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
   // "Minimal AppState Unit Test Pattern"): an item whose words all occur in one heading names it.
   if (list) {
     for (const item of clause.split(/[,;]/)) {
+      // "D-08 decisions" describes the id it names (resolved by the id), it names no section.
+      if (LABEL_ONE.test(item)) continue;
       const ws = words(item.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/gi, ' ')).filter((w) => !STOP.has(w));
       if (ws.length < 2 && !(ws.length === 1 && (ws[0] as string).length >= 6)) continue;
       for (const h of handles) if (ws.every((w) => h.words.has(w)) && !titled.includes(h.unit) && !hits.includes(h.unit)) titled.push(h.unit);
