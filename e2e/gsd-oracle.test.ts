@@ -16,7 +16,7 @@ const ORACLE = path.join(REPO_ROOT, 'scripts/gsd-oracle.mjs');
 interface Miss {
   tree: string;
   plan: string;
-  kind: 'id' | 'read' | 'section' | 'task_line';
+  kind: 'id' | 'read' | 'section' | 'lines' | 'task_line';
   what: string;
 }
 interface OracleReport {
@@ -132,6 +132,29 @@ describe('an independent count of what each plan cites', () => {
     expect(ok.counts.ids).toBe(1);
     const bad = run(task);
     expect(bad.misses).toEqual([expect.objectContaining({ plan: '01-01', kind: 'id', what: expect.stringMatching(/^D-01 /) })]);
+  });
+
+  it('reports a brief missing a line of the line numbers a <read_first> item names', () => {
+    const tree = path.join(dir, 'ranges', 't');
+    const phase = path.join(tree, '.planning/phases/01-store');
+    fs.mkdirSync(phase, { recursive: true });
+    fs.writeFileSync(path.join(phase, '01-RESEARCH.md'), '# Research\n\n## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n\n## Other\n\nNot cited.\n');
+    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-store/01-RESEARCH.md lines 3–6 (queue)\n</read_first><action>Build the queue.</action></task></tasks>\n');
+    const json = path.join(dir, 'ranges', 'bench.json');
+    fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: '.planning/phases/01-store/01-01-PLAN.md' }] }));
+    const run = (brief: string) => {
+      const briefs = path.join(dir, 'ranges', `b${fs.readdirSync(path.join(dir, 'ranges')).length}`);
+      fs.mkdirSync(briefs);
+      fs.writeFileSync(path.join(briefs, '01-01.v2.resolved.txt'), brief);
+      const r = spawnSync(process.execPath, [ORACLE, json, briefs, '--json'], { encoding: 'utf8' });
+      return JSON.parse(r.stdout) as OracleReport & { counts: { line_ranges: number } };
+    };
+    const head = 'TASK 01-01\nBuild the queue.\nREFS\nto units: .planning/phases/01-store/01-RESEARCH.md\n';
+    const ok = run(`${head}## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts.line_ranges).toBe(1);
+    const bad = run(`${head}## Queue\n\nOne creator at a time.\n`);
+    expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'lines', what: expect.stringMatching(/01-RESEARCH\.md lines 3-6: 1 of them, first "Retry twice, then fail\."/) }]);
   });
 
   it('refuses input that is not a bench report, saying what it expected', () => {

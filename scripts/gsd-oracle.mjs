@@ -14,7 +14,8 @@
  *    in the plan's resolved v2 brief (`OUT/<tree>/<id>.v2.resolved.txt`);
  *  - reads: every `.planning` file named in a `<read_first>` block must be named in the brief and
  *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief, and
- *    every heading a `§Name` beside it begins must be in the brief;
+ *    every heading a `§Name` beside it begins must be in the brief, and every non-blank line of the
+ *    line numbers it names (`lines 320–430`);
  *  - task lines: every non-empty line of `<action>`, `<verify>`, `<done>` and
  *    `<acceptance_criteria>` must be in the resolved brief.
  * Exit code 1 when any citation is missing; the report lists each one.
@@ -87,7 +88,7 @@ function definitions(planning) {
 
 function check(bench, out) {
   const misses = [];
-  const counts = { plans: 0, ids: 0, reads: 0, sections: 0, task_lines: 0 };
+  const counts = { plans: 0, ids: 0, reads: 0, sections: 0, line_ranges: 0, task_lines: 0 };
   const defsByTree = new Map();
   for (const tree of bench.trees) {
     const planning = path.join(tree.dir, '.planning');
@@ -158,6 +159,16 @@ function check(bench, out) {
           counts.sections++;
           if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}`);
         }
+        // Line numbers the item names (`02-RESEARCH.md lines 320–430`): every non-blank line of them.
+        const all = norm(fs.readFileSync(abs, 'utf8')).replace(/\n$/, '').split('\n');
+        for (const lm of line.matchAll(/(?<![A-Za-z0-9])lines?\s+(\d+)(?:\s*(?:-|–|—|to)\s*(\d+))?/gi)) {
+          const from = Number(lm[1]);
+          const to = Math.min(lm[2] ? Number(lm[2]) : from, all.length);
+          if (from < 1 || from > all.length || to < from) continue;
+          counts.line_ranges++;
+          const lost = all.slice(from - 1, to).filter((l) => l.trim() && !has(l));
+          if (lost.length) miss('lines', `${written} lines ${from}-${to}: ${lost.length} of them, first ${JSON.stringify(flat(lost[0]).slice(0, 60))}`);
+        }
       }
     }
 
@@ -197,7 +208,7 @@ function main(argv) {
   if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
   else {
     for (const m of r.misses) process.stdout.write(`MISSING ${m.tree}/${m.plan} ${m.kind}: ${m.what}\n`);
-    process.stdout.write(`${r.counts.plans} plans: ${r.counts.ids} ids, ${r.counts.reads} read_first files, ${r.counts.sections} sections they name, ${r.counts.task_lines} task lines checked; ${r.misses.length} missing\n`);
+    process.stdout.write(`${r.counts.plans} plans: ${r.counts.ids} ids, ${r.counts.reads} read_first files, ${r.counts.sections} sections they name, ${r.counts.line_ranges} line ranges, ${r.counts.task_lines} task lines checked; ${r.misses.length} missing\n`);
   }
   return r.misses.length ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copyTestdata } from './_testkit.js';
+import { TESTDATA, copyTestdata } from './_testkit.js';
 import { analysePlan } from './cite.js';
 import { loadGsdProject } from './tree.js';
 import { projectUnits } from './units.js';
@@ -18,7 +18,7 @@ function analyse(plan: string, file = 'phases/01-core/01-09-PLAN.md', extra: Rec
   const index = projectUnits(p);
   const target = p.plans.find((x) => x.file === file);
   if (!target) throw new Error(`no plan ${file}`);
-  return analysePlan({ project: p, index, capsules: new Set(['01-01']) }, target);
+  return { ...analysePlan({ project: p, index, capsules: new Set(['01-01']) }, target), index };
 }
 
 const ids = (a: ReturnType<typeof analyse>) => a.units.map((u) => u.id);
@@ -107,6 +107,22 @@ describe('what a plan references', () => {
     const b = analyse('<tasks><task><read_first>.planning/phases/01-core/01-CONTEXT.md §D-01 and §D-03</read_first><action>x</action></task></tasks>\n');
     expect(b.refs[0]).toMatchObject({ via: 'read_first', resolution: 'units', units: ['01-CONTEXT#D-01', '01-CONTEXT#D-03'] });
     expect(b.unresolvedNotes).toEqual([]);
+  });
+
+  it('resolves line numbers a read note names to exactly those lines of the file', () => {
+    const research = fs.readFileSync(path.join(TESTDATA, 'odd/.planning/phases/01-core/01-RESEARCH.md'), 'utf8').split('\n');
+    const a = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md lines 19–21 (timing)\n- .planning/phases/01-core/01-RESEARCH.md line 25\n</read_first><action>x</action></task></tasks>\n');
+    expect(a.refs).toEqual([expect.objectContaining({ via: 'read_first', resolution: 'units', units: ['01-RESEARCH#lines-19-21', '01-RESEARCH#lines-25-25'] })]);
+    expect(a.unresolvedNotes).toEqual([]);
+    const u = a.index.byId.get('01-RESEARCH#lines-19-21');
+    expect(u).toMatchObject({ kind: 'lines', title: 'lines 19–21', text: research.slice(18, 21).join('\n') });
+    expect(a.index.byId.get('01-RESEARCH#lines-25-25')?.text).toBe('Set `Path=/` and `HttpOnly`.');
+    // A range inside a section the plan also names is carried once, inside that section.
+    const b = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md (Pitfall 1) lines 20-21\n</read_first><action>x</action></task></tasks>\n');
+    expect(ids(b)).toEqual(['01-RESEARCH#pitfall-1']);
+    // Lines the file does not have: the file stays a whole read.
+    const c = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md lines 900-950\n</read_first><action>x</action></task></tasks>\n');
+    expect(c.refs[0]).toMatchObject({ resolution: 'read', units: [] });
   });
 
   it('takes the words beside ids in a read note for a description of those ids, not a section name', () => {

@@ -9,7 +9,8 @@
  *    unless the plan names another one beside it (`D-04 from Phase 1`, `01-CONTEXT D-04`);
  *  - sections: headings the plan names beside a file's name (`per Research Pattern 2`,
  *    `CONTEXT.md Area A`, `research pitfall #3`) or in a read's note; and a ROADMAP read means the
- *    plan's own phase entry (its frontmatter and file name say which phase it is).
+ *    plan's own phase entry (its frontmatter and file name say which phase it is); a read's note
+ *    naming line numbers (`02-RESEARCH.md lines 320–430`) means those lines (lines.ts).
  * Each read of a planning file is then resolved: to the units of it the plan cites; to a capsule
  * when it is a finished plan's SUMMARY; otherwise it stays a whole-file read the executor must make
  * (and the bench counts). Reads outside `.planning/` (source files) are listed, never dropped.
@@ -17,6 +18,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LABEL_SOURCE, labelKey } from '../units/markdown.js';
+import { lineRangesIn, rangeTitle } from './lines.js';
 import { stripXmlBlock } from './parse.js';
 import { type GsdPlan, type GsdProject, planningRelative } from './tree.js';
 import type { PlacedUnit, UnitIndex } from './units.js';
@@ -91,7 +93,7 @@ function planDir(plan: GsdPlan): string {
 }
 
 /** Where a read points: a planning-relative file (existing or not), or outside the planning folder. */
-function locate(project: GsdProject, index: UnitIndex, plan: GsdPlan, written: string, exists: (rel: string) => boolean): { rel?: string; exists: boolean } {
+export function locate(project: GsdProject, documents: Iterable<string>, plan: GsdPlan, written: string, exists: (rel: string) => boolean): { rel?: string; exists: boolean } {
   const norm = written.replace(/\\/g, '/').replace(/^\.\//, '');
   const rel = planningRelative(norm);
   if (rel !== undefined) return { rel: path.posix.normalize(rel), exists: exists(path.posix.normalize(rel)) };
@@ -102,7 +104,7 @@ function locate(project: GsdProject, index: UnitIndex, plan: GsdPlan, written: s
   if (!norm.includes('/')) {
     const beside = `${planDir(plan)}/${norm}`;
     if (exists(beside)) return { rel: beside, exists: true };
-    const matches = [...index.files.keys(), ...project.summaries.map((s) => s.file), ...project.plans.map((p) => p.file)].filter((f) => path.posix.basename(f) === norm);
+    const matches = [...new Set([...documents, ...project.summaries.map((s) => s.file), ...project.plans.map((p) => p.file)])].filter((f) => path.posix.basename(f) === norm);
     if (matches.length === 1) return { rel: matches[0] as string, exists: true };
   }
   return { exists: false };
@@ -268,6 +270,13 @@ export interface CiteInput {
   capsules: Set<string>;
 }
 
+/** The line-range units of `rel` (made at import from the plans' notes) that `note` names. */
+function linesCited(index: UnitIndex, rel: string, note: string): PlacedUnit[] {
+  const ranges = lineRangesIn(note).map(rangeTitle);
+  if (ranges.length === 0) return [];
+  return (index.byFile.get(rel) ?? []).filter((u) => u.kind === 'lines' && ranges.includes(u.title));
+}
+
 /** Everything `plan` references, resolved (see the module comment). */
 export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   const { project, index, capsules } = input;
@@ -313,7 +322,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   const refs: RefResolution[] = [];
   const seen = new Set<string>();
   for (const r of plan.parsed.reads) {
-    const loc = locate(project, index, plan, r.path, exists);
+    const loc = locate(project, index.files.keys(), plan, r.path, exists);
     // A glob, or a folder ("@.planning/research/"), stands for the files it holds.
     const globbed =
       loc.rel === undefined ? undefined : /[*?]/.test(loc.rel) ? expandGlob(project, index, loc.rel, plan.file) : isFolder(project, loc.rel) ? expandGlob(project, index, `${loc.rel.replace(/\/+$/, '')}/*`, plan.file) : undefined;
@@ -369,8 +378,14 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
       for (const u of named) cite(u, 'section', u.label ?? u.title);
       // A note that names ids of the file (`§D-01 (quickjs API), §D-09`) is resolved by those ids.
       const namesIds = [...r.note.matchAll(LABEL_RE)].some((m) => (index.byLabel.get(labelKey(m[1] as string)) ?? []).some((u) => u.file === rel));
-      if (named.length === 0 && !namesIds && /[A-Za-z]{3}/.test(r.note)) unresolvedNotes.push(`${r.written}: ${r.note}`);
+      const namesLines = linesCited(index, rel, r.note).length > 0;
+      if (named.length === 0 && !namesIds && !namesLines && /[A-Za-z]{3}/.test(r.note)) unresolvedNotes.push(`${r.written}: ${r.note}`);
     }
+  }
+  // Line ranges a read's note names (`02-RESEARCH.md lines 320–430`): exactly those lines.
+  for (const r of refs) {
+    if (!r.rel || !r.note) continue;
+    for (const u of linesCited(index, r.rel, r.note)) cite(u, 'section', u.title);
   }
 
   // 4. A ROADMAP read means the plan's own phase entry.

@@ -7,6 +7,7 @@
  *  - roadmap phase entries (the `Phase N` sections of ROADMAP files);
  *  - sections by heading (nested: a section runs to the next heading of its level or higher);
  *  - facts of STATE.md (one per key line, list item or table row; they also go to the blackboard);
+ *  - line ranges a plan's read note names (`02-RESEARCH.md lines 320–430`), kind `lines`;
  *  - the whole file.
  * Every unit's text is an exact slice of its file. Pure: the project in, the index out.
  */
@@ -15,6 +16,8 @@ import { readTextFile } from '../planning/fsx.js';
 import path from 'node:path';
 import { labelKey, mdItems, mdSections, slug } from '../units/markdown.js';
 import type { Unit } from '../units/units.js';
+import { locate } from './cite.js';
+import { type LineRange, lineRangesIn, rangeOffsets, rangeTitle } from './lines.js';
 import { normalizeText, oneLine } from './parse.js';
 import type { GsdProject } from './tree.js';
 
@@ -147,12 +150,33 @@ function stateFacts(rel: string, key: string, text: string, taken: Set<string>):
 }
 
 /** Split every context document of the project into units. */
+/** Planning-relative document -> the line ranges some plan's read note names in it (lines.ts). */
+function citedRanges(project: GsdProject, documents: string[]): Map<string, LineRange[]> {
+  const known = new Set(documents);
+  const out = new Map<string, LineRange[]>();
+  for (const plan of project.plans) {
+    for (const r of plan.parsed.reads) {
+      if (!r.note) continue;
+      const found = lineRangesIn(r.note);
+      if (found.length === 0) continue;
+      const rel = locate(project, documents, plan, r.path, (x) => known.has(x)).rel;
+      if (rel === undefined || !known.has(rel)) continue;
+      const list = out.get(rel) ?? [];
+      for (const f of found) if (!list.some((x) => x.from === f.from && x.to === f.to)) list.push(f);
+      out.set(rel, list);
+    }
+  }
+  return out;
+}
+
 export function projectUnits(project: GsdProject): UnitIndex {
   const files = new Map<string, string>();
   const units: PlacedUnit[] = [];
   const facts: StateFact[] = [];
   const takenKeys = new Map<string, string>();
-  for (const rel of contextDocuments(project)) {
+  const documents = contextDocuments(project);
+  const ranges = citedRanges(project, documents);
+  for (const rel of documents) {
     let raw: string;
     try {
       const text = readTextFile(path.join(project.planningDir, rel));
@@ -200,6 +224,12 @@ export function projectUnits(project: GsdProject): UnitIndex {
         start: sec.start,
         end: sec.end,
       });
+    }
+    for (const r of ranges.get(rel) ?? []) {
+      const at = rangeOffsets(text, r);
+      if (!at) continue;
+      const id = uniqueId(taken, `${key}#lines-${r.from}-${r.to}`);
+      mine.push({ id, kind: 'lines', file: rel, title: rangeTitle(r), ...(phase ? { phase } : {}), text: text.slice(at.start, at.end), start: at.start, end: at.end });
     }
     if (STATE.test(rel)) {
       for (const f of stateFacts(rel, key, text, taken)) {

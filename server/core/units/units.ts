@@ -20,7 +20,7 @@ import { atomicWrite, readJsonFile, readTextFile, withLock } from '../planning/f
 import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { labelKey } from './markdown.js';
 
-export type UnitKind = 'file' | 'section' | 'item' | 'phase' | 'fact';
+export type UnitKind = 'file' | 'section' | 'item' | 'phase' | 'fact' | 'lines';
 
 export interface Unit {
   id: string;
