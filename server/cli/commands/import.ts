@@ -20,7 +20,7 @@ export const command: Command = {
     io.out(`imported ${r.planning_dir} -> ${r.state_dir}${r.changed ? '' : ' (nothing changed)'}`);
     io.out(`plans ${r.plans} in ${r.phases} phases (${r.plans_imported} of ${r.plans_found} PLAN files), summaries ${r.summaries}`);
     const kinds = Object.entries(r.units.by_kind)
-      .map(([k, n]) => `${n} ${k}${n === 1 ? '' : 's'}`)
+      .map(([k, n]) => (k === 'lines' ? `${n} line range${n === 1 ? '' : 's'}` : `${n} ${k}${n === 1 ? '' : 's'}`))
       .join(', ');
     io.out(`units ${r.units.total} (${kinds})${r.units.changed ? `, ${r.units.added} new, ${r.units.removed} pruned` : ', unchanged'}`);
     io.out(`blackboard facts ${r.facts.total} from STATE.md, ${r.facts.changed} changed, ${r.facts.removed} removed`);

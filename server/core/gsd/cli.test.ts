@@ -29,6 +29,23 @@ describe('heimdall import gsd', () => {
     expect(fs.readFileSync(path.join(planning, 'protocol.log'), 'utf8')).toBe(log);
   });
 
+  it('makes a unit of the line numbers a plan names beside a document, which brief unit prints', () => {
+    const planning = path.join(copyTestdata(), '.planning');
+    fs.writeFileSync(
+      path.join(planning, 'phases/01-core/01-09-PLAN.md'),
+      '---\nphase: 01-core\nplan: 09\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md lines 19-21 (the comparison)\n</read_first><action>Compare in constant time.</action></task></tasks>\n',
+    );
+    const r = runBin('heimdall', ['import', 'gsd'], { planning });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^units \d+ \(.*, 1 line range, /m);
+    const u = runBin('heimdall', ['brief', 'unit', '01-RESEARCH#lines-19-21'], { planning });
+    expect(u.code, u.stderr).toBe(0);
+    expect(u.stdout).toBe('### Pitfall 1: Timing attacks\n\nCompare hashes in constant time.\n');
+    const b = runBin('heimdall', ['brief', 'gsd', '01-09'], { planning });
+    expect(b.stdout).toMatch(/^to units: \.planning\/phases\/01-core\/01-RESEARCH\.md \(lines 19-21 \(the comparison\)\) > § 01-RESEARCH#lines-19-21$/m);
+    expect(b.stdout).not.toMatch(/^READ /m);
+  });
+
   it('reads --from another tree and writes only to its own planning root', () => {
     const src = path.join(requireFixtures(), 'FabienStarseed__wind-turbines-reports');
     const before = hashTree(src);
