@@ -134,6 +134,26 @@ describe('an independent count of what each plan cites', () => {
     expect(bad.misses).toEqual([expect.objectContaining({ plan: '01-01', kind: 'id', what: expect.stringMatching(/^D-01 /) })]);
   });
 
+  it('wants the REQUIREMENTS entry of a requirement even when the phase CONTEXT discusses it too', () => {
+    const tree = path.join(dir, 'reqs', 't');
+    const phase = path.join(tree, '.planning/phases/01-auth');
+    fs.mkdirSync(phase, { recursive: true });
+    fs.writeFileSync(path.join(tree, '.planning/REQUIREMENTS.md'), '# Requirements\n\n- [ ] **AUTH-01**: Users log in with a password\n');
+    fs.writeFileSync(path.join(phase, '01-CONTEXT.md'), '# Context\n\n### AUTH-01: Login\n\nErrors stay generic.\n');
+    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\nrequirements: [AUTH-01]\n---\n<tasks><task><action>Build login.</action></task></tasks>\n');
+    const json = path.join(dir, 'reqs', 'bench.json');
+    fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: '.planning/phases/01-auth/01-01-PLAN.md' }] }));
+    const run = (brief: string) => {
+      const briefs = path.join(dir, 'reqs', `b${fs.readdirSync(path.join(dir, 'reqs')).length}`);
+      fs.mkdirSync(briefs);
+      fs.writeFileSync(path.join(briefs, '01-01.v2.resolved.txt'), brief);
+      return JSON.parse(spawnSync(process.execPath, [ORACLE, json, briefs, '--json'], { encoding: 'utf8' }).stdout) as OracleReport;
+    };
+    const task = 'TASK 01-01\nBuild login.\n';
+    expect(run(`${task}### AUTH-01: Login\nErrors stay generic.\n- [ ] **AUTH-01**: Users log in with a password\n`).misses).toEqual([]);
+    expect(run(`${task}### AUTH-01: Login\nErrors stay generic.\n`).misses).toEqual([expect.objectContaining({ kind: 'id', what: 'AUTH-01 (defined in REQUIREMENTS.md)' })]);
+  });
+
   it('reports a brief missing a line of the line numbers a <read_first> item names', () => {
     const tree = path.join(dir, 'ranges', 't');
     const phase = path.join(tree, '.planning/phases/01-store');

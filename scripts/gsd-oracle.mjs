@@ -10,8 +10,9 @@
  *  - ids: every label the plan writes (`D-07`, `AUTH-01`, `FR-3`) that some context document of
  *    the tree defines (a heading or table row starting with it, or a list item or line starting with
  *    it set off by `:`, `.`, `)`, a dash or the line's end). The plan's own phase
- *    CONTEXT.md wins, then REQUIREMENTS files, then any document. One definition line of it must be
- *    in the plan's resolved v2 brief (`OUT/<tree>/<id>.v2.resolved.txt`);
+ *    CONTEXT.md wins, then REQUIREMENTS files, then any document; a REQUIREMENTS entry is wanted
+ *    even when the phase CONTEXT also defines the label. One definition line of each must be in the
+ *    plan's resolved v2 brief (`OUT/<tree>/<id>.v2.resolved.txt`);
  *  - reads: every `.planning` file named in a `<read_first>` block must be named in the brief and
  *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief, and
  *    every heading a `§Name` beside it begins must be in the brief, and every non-blank line of the
@@ -127,9 +128,10 @@ function check(bench, out) {
       const ownPhase = (d) => path.posix.dirname(d.file) === planDir || (phaseNum && new RegExp(`^phases/0*${phaseNum.replace('.', '\\.')}-`).test(d.file));
       const ctx = all.filter((d) => ownPhase(d) && /CONTEXT\.md$/i.test(d.file));
       const req = all.filter((d) => /REQUIREMENTS[^/]*\.md$/i.test(d.file));
-      const want = ctx.length ? ctx : req.length ? req : all;
+      // A requirement the phase CONTEXT discusses still has its REQUIREMENTS entry: both must be there.
+      const wants = ctx.length ? [ctx, ...(req.length ? [req] : [])] : [req.length ? req : all];
       counts.ids++;
-      if (!want.some((d) => has(d.line))) miss('id', `${m[1]} (defined in ${[...new Set(want.map((d) => d.file))].join(', ')})`);
+      for (const want of wants) if (!want.some((d) => has(d.line))) miss('id', `${m[1]} (defined in ${[...new Set(want.map((d) => d.file))].join(', ')})`);
     }
 
     // read_first.

@@ -125,6 +125,14 @@ describe('what a plan references', () => {
     expect(c.refs[0]).toMatchObject({ resolution: 'read', units: [] });
   });
 
+  it('carries a requirement\'s REQUIREMENTS entry beside the section of the phase CONTEXT that discusses it', () => {
+    const context = '# Phase 1 - Context\n\n### AUTH-01: Login\n\nThe form posts to /login; errors stay generic.\n';
+    const a = analyse('---\nwave: 1\nrequirements: [AUTH-01]\n---\n<tasks><task><action>x</action></task></tasks>\n', 'phases/01-core/01-09-PLAN.md', { 'phases/01-core/01-CONTEXT.md': context });
+    expect(ids(a)).toEqual(['01-CONTEXT#AUTH-01', 'REQUIREMENTS#AUTH-01']);
+    // A decision id only the phase defines is still the phase's alone.
+    expect(ids(analyse('<objective>Keep D-02.</objective>\n<tasks><task><action>x</action></task></tasks>\n'))).toEqual(['01-CONTEXT#D-02']);
+  });
+
   it('takes the words beside ids in a read note for a description of those ids, not a section name', () => {
     // "(D-02, D-03 decisions)": the ids, not "Implementation Decisions" (which holds every decision).
     const a = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-CONTEXT.md (D-02, D-03 decisions)\n</read_first><action>x</action></task></tasks>\n');

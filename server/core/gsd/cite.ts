@@ -6,7 +6,8 @@
  *  - ids: labels the plan writes anywhere in its text or frontmatter (`D-07`, `FR-3`,
  *    `requirements: [AUTH-01]`, ranges such as `D-01..D-04`), resolved to where they are defined.
  *    A label defined in several phases (every phase has its own D-07) means the plan's own phase,
- *    unless the plan names another one beside it (`D-04 from Phase 1`, `01-CONTEXT D-04`);
+ *    unless the plan names another one beside it (`D-04 from Phase 1`, `01-CONTEXT D-04`); a
+ *    requirement the phase CONTEXT discusses is carried with its REQUIREMENTS entry;
  *  - sections: headings the plan names beside a file's name (`per Research Pattern 2`,
  *    `CONTEXT.md Area A`, `research pitfall #3`) or in a read's note; and a ROADMAP read means the
  *    plan's own phase entry (its frontmatter and file name say which phase it is); a read's note
@@ -131,7 +132,12 @@ function resolveLabel(index: UnitIndex, plan: GsdPlan, label: string, qualifier:
   for (const p of [qualifier, ownPhase]) {
     if (p === undefined) continue;
     const ctx = all.filter((u) => isContextDoc(u.file) && (p === ownPhase ? inDir(u) || ofPhase(u, p) : ofPhase(u, p)));
-    if (ctx.length) return { units: pick(ctx, (u) => (inDir(u) ? 0 : 1)), ambiguous: false };
+    if (ctx.length) {
+      // A requirement id is defined by its REQUIREMENTS entry; the phase CONTEXT only discusses it
+      // (`### AUTH-01: Login`): carry both (the live file before an archive).
+      const req = all.filter((u) => isRequirementsDoc(u.file) && !/^(phases|milestones\/[^/]*phases[^/]*)\//.test(u.file));
+      return { units: [...pick(ctx, (u) => (inDir(u) ? 0 : 1)), ...pick(req, (u) => (u.file.startsWith('milestones/') ? 1 : 0))], ambiguous: false };
+    }
   }
   // 3. Project-level definitions: REQUIREMENTS files first (the live one before archives), then ROADMAP, then the rest.
   const project = all.filter((u) => u.phase === undefined || !/^(phases|milestones\/[^/]*phases[^/]*)\//.test(u.file));
