@@ -9,7 +9,7 @@
  * product, so a mistake in the product's parser is not repeated here):
  *  - ids: every label the plan writes (`D-07`, `AUTH-01`, `FR-3`) that some context document of
  *    the tree defines (a heading or table row starting with it, or a list item or line starting with
- *    it set off by `:`, `.`, `)`, a dash or the line's end). The plan's own phase
+ *    it set off by `:`, `.`, `)`, a dash, brackets (`[REQ-040]`) or the line's end). The plan's own phase
  *    CONTEXT.md wins, then REQUIREMENTS files, then any document; a REQUIREMENTS entry is wanted
  *    even when the phase CONTEXT also defines the label. One definition line of each must be in the
  *    plan's resolved v2 brief (`OUT/<tree>/<id>.v2.resolved.txt`);
@@ -72,13 +72,13 @@ function definitions(planning) {
     for (const line of norm(fs.readFileSync(abs, 'utf8')).split('\n')) {
       if (/^\s*(```|~~~)/.test(line)) fence = !fence;
       if (fence) continue;
-      const m = /^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(#{1,6}\s+|\|\s*)?(?:\*\*|__|`)*([A-Z][A-Z0-9]{0,11}(?:[-_][A-Z0-9]{1,12})*-\d{1,4}[a-z]?)(?![A-Za-z0-9_-])(?:\*\*|__|`)*(.*)$/.exec(line);
+      const m = /^\s*(?:[-*+]\s+|\d+[.)]\s+)?(?:\[[ xX]\]\s+)?(#{1,6}\s+|\|\s*)?(?:\*\*|__|`)*(\[)?([A-Z][A-Z0-9]{0,11}(?:[-_][A-Z0-9]{1,12})*-\d{1,4}[a-z]?)(?![A-Za-z0-9_-])(?:\*\*|__|`)*(.*)$/.exec(line);
       if (!m) continue;
       // A heading or a table row starting with a label defines it; a list item or a line must set the
       // label off (`D-01:`, `**FR-3.**`, `AUTH-01 - ...`), else it is prose that begins with a name
-      // (`- ISO-8601 timestamp precision`).
-      if (!m[1] && !/^\s*(?:[:.)|—–]|-\s|$)/.test(m[3])) continue;
-      const key = m[2].replace(/-0+(\d)/, '-$1');
+      // (`- ISO-8601 timestamp precision`). Brackets set it off too (`- [REQ-040] System ...`).
+      if (!m[1] && !(m[2] && m[4].startsWith(']')) && !/^\s*(?:[:.)|—–]|-\s|$)/.test(m[4])) continue;
+      const key = m[3].replace(/-0+(\d)/, '-$1');
       const list = defs.get(key) ?? [];
       list.push({ file: rel, line });
       defs.set(key, list);

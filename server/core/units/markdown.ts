@@ -29,7 +29,8 @@ export interface MdItem {
 export const LABEL_SOURCE = '[A-Z][A-Z0-9]{0,11}(?:[-_][A-Z0-9]{1,12})*-\\d{1,4}[a-z]?';
 const HEAD_LABEL = new RegExp(`^#{1,6}\\s+(?:\\*\\*|__)?\`?(${LABEL_SOURCE})(?![A-Za-z0-9_-])`);
 const ROW_LABEL = new RegExp(`^\\s*\\|\\s*(?:\\*\\*|__)?\`?(${LABEL_SOURCE})\`?(?:\\*\\*|__)?\\s*\\|`);
-const LEAD_LABEL = new RegExp(`^(?:\\*\\*|__)?\`?(${LABEL_SOURCE})\`?(?:\\*\\*|__)?\\s*(?:[:.)—–]|-\\s)`);
+// `D-01: ...`, `**FR-3**: ...`, `D-03 - ...`, or a label in brackets `[REQ-040] ...`.
+const LEAD_LABEL = new RegExp(`^(?:(?:\\*\\*|__)?\`?(${LABEL_SOURCE})\`?(?:\\*\\*|__)?\\s*(?:[:.)—–]|-\\s)|\\[(${LABEL_SOURCE})\\](?=\\s|:|$))`);
 
 /** Line start offsets, and which lines sit inside fenced code. */
 function lineTable(text: string): { starts: number[]; lines: string[]; fenced: boolean[] } {
@@ -121,7 +122,8 @@ const BULLET = /^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX~-]\]\s+)?/;
 
 /**
  * Labelled items defined at a line start: a heading (`### FR-3: ...`), a list item or paragraph
- * whose first word is the label, bold or not, followed by `:`, `.`, `)` or a dash, or a table row
+ * whose first word is the label, bold or not, followed by `:`, `.`, `)` or a dash, or in brackets
+ * (`- [REQ-040] ...`), or a table row
  * whose first cell is the label. An item runs over its continuation lines (indented deeper, or
  * lazily continued until a blank line, a new item, a heading or a table).
  */
@@ -174,7 +176,7 @@ export function mdItems(text: string): MdItem[] {
       if (!bullet && BULLET.test(l)) break;
       last = j;
     }
-    out.push({ label: lead[1] as string, form: 'item', start: starts[i] as number, end: lineEnd(last) });
+    out.push({ label: (lead[1] ?? lead[2]) as string, form: 'item', start: starts[i] as number, end: lineEnd(last) });
   }
   return out;
 }

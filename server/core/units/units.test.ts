@@ -73,6 +73,8 @@ describe('markdown units', () => {
     ]);
     // A mention is not a definition.
     expect(mdItems('We follow D-07 here.\n- see FR-3 for details\n').map((i) => i.label)).toEqual([]);
+    // A label in brackets is set off by them: `- [REQ-040] System detects ...`; a checkbox is not a label.
+    expect(mdItems('- [REQ-040] System detects attempts - new\n- [ ] **REQ-041**: Shows them\n- [x] [REQ-042] Exports them\n').map((i) => i.label)).toEqual(['REQ-040', 'REQ-041', 'REQ-042']);
   });
 });
 
