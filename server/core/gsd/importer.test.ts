@@ -245,6 +245,30 @@ describe('import gsd on odd trees', () => {
     expect(Object.keys(readSymbols(ctx)).filter((k) => k.startsWith('02-03.'))).toEqual([]);
   });
 
+  it('imports NN-PLAN.md in another phase\'s folder as that phase\'s plan NN, and a second folder of one phase number under its folder\'s name', () => {
+    const planning = path.join(copyTestdata(), '.planning');
+    const put = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(planning, rel)), { recursive: true });
+      fs.writeFileSync(path.join(planning, rel), text);
+    };
+    const plan = (title: string) => `---\nwave: 1\n---\n<tasks><task><action>${title}</action></task></tasks>\n`;
+    put('phases/05-settings-ui/01-PLAN.md', plan('Settings form.'));
+    put('phases/05-settings-ui/01-SUMMARY.md', '# 01 summary\n\nBuilt the settings form.\n');
+    put('phases/06-state/06-PLAN.md', plan('State hook.'));
+    put('phases/06-touch-events/PLAN.md', plan('Touch events.'));
+    put('phases/06-touch-events/SUMMARY.md', '# Touch summary\n\nTouch events work.\n');
+    const p = loadGsdProject(planning);
+    const byFile = (f: string) => p.planFiles.find((x) => x.file === f);
+    expect(byFile('phases/05-settings-ui/01-PLAN.md')).toMatchObject({ status: 'imported', id: '05-01' });
+    expect(byFile('phases/06-state/06-PLAN.md')).toMatchObject({ status: 'imported', id: '06-plan' });
+    expect(byFile('phases/06-touch-events/PLAN.md')).toMatchObject({ status: 'imported', id: '06-touch-events-plan', reason: expect.stringMatching(/another folder \(06-state\)/) });
+    // Each summary belongs to the plan of its own folder.
+    expect(p.summaries.find((x) => x.id === '05-01')?.file).toBe('phases/05-settings-ui/01-SUMMARY.md');
+    expect(p.summaries.find((x) => x.id === '06-touch-events-plan')?.file).toBe('phases/06-touch-events/SUMMARY.md');
+    expect(p.summaries.find((x) => x.id === '06-plan')).toBeUndefined();
+    expect(p.issues.filter((i) => i.kind === 'duplicate_plan')).toEqual([]);
+  });
+
   it('refuses a tasks.json or units.json it cannot read and leaves it untouched', () => {
     const project = syntheticProject();
     const ctx = ctxAt(path.join(project, '.planning'));

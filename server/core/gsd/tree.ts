@@ -260,7 +260,13 @@ function classify(rel: string): Found | undefined {
     const ref = (kind === 'plan' ? planFileRef : summaryFileRef)(name);
     if (ref && parts.length >= 3) return { kind, ref, id: `${ref.phase}-${ref.plan}`, planKind: 'phase', phaseDir };
     const bare = new RegExp(`^(?:(\\d+(?:\\.\\d+)*)-)?${kind === 'plan' ? 'PLAN' : 'SUMMARY'}\\.md$`, 'i').exec(name);
-    const phase = bare ? (bare[1] ?? dirPhase(phaseDir)) : undefined;
+    const folder = dirPhase(phaseDir);
+    // `01-PLAN.md` in `02-settings-ui/` is plan 01 of phase 02; in `01-core/` it is phase 01's plan.
+    if (bare?.[1] && folder && parts.length >= 3 && refKey({ phase: bare[1], plan: '0' }) !== refKey({ phase: folder, plan: '0' }) && !bare[1].includes('.')) {
+      const id = `${folder}-${bare[1]}`;
+      return { kind, ref: { phase: folder, plan: bare[1] }, id, planKind: 'phase', phaseDir, note: `${name} in ${phaseDir}: plan ${bare[1]} of phase ${folder}, imported as ${id}` };
+    }
+    const phase = bare ? (bare[1] ?? folder) : undefined;
     if (bare && phase && parts.length >= 3) {
       return { kind, ref: { phase, plan: 'plan' }, id: `${phase}-plan`, planKind: 'phase', phaseDir, note: `a bare ${name} in ${phaseDir}: imported as plan ${phase}-plan` };
     }
@@ -340,6 +346,18 @@ export function loadGsdProject(dir: string): GsdProject {
         issues.push({ kind: 'ignored_file', file: rel, detail: `cannot be read: ${why}` });
       }
       continue;
+    }
+    // Two phase folders with one number (`04-state-refactoring/04-PLAN.md`, `04-touch-events/PLAN.md`,
+    // left by a renumbered milestone): the later folder's plan and summary are named after their folder.
+    if (found.planKind === 'phase') {
+      const taken = plansByKey.get(keyOf(found.ref, 'phase'));
+      if (taken && taken.phaseDir !== found.phaseDir && /^\d/.test(found.phaseDir)) {
+        const plan = `${found.phaseDir.replace(/^\d+(?:\.\d+)*[-_ ]*/, '').replace(/[^A-Za-z0-9_.-]+/g, '-') || 'dir'}-${found.ref.plan}`.toLowerCase();
+        const id = `${found.ref.phase}-${plan}`.slice(0, 64);
+        found.ref = { phase: found.ref.phase, plan };
+        found.id = id;
+        found.note = `phase ${found.ref.phase} has another folder (${taken.phaseDir}): imported as ${id}`;
+      }
     }
     if (found.kind === 'plan') {
       if (addPlan(found.ref, found.id, found.planKind, raw, rel, found.phaseDir)) {
