@@ -116,7 +116,8 @@ describe('an independent count of what each plan cites', () => {
     const phase = path.join(tree, '.planning/phases/01-store');
     fs.mkdirSync(phase, { recursive: true });
     fs.writeFileSync(path.join(phase, '01-CONTEXT.md'), "# Context\n\n## Decisions\n\n- **D-01:** Snapshots are JSON files, one per run.\n\n## Claude's Discretion\n\n- ISO-8601 timestamp precision in filenames\n");
-    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\n---\n<tasks><task><action>Write snapshots per D-01 with an ISO-8601 name.</action></task></tasks>\n');
+    fs.writeFileSync(path.join(tree, '.planning/REQUIREMENTS.md'), '# Requirements\n\n- [REQ-040] System detects attempts - new\n');
+    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\nrequirements: [REQ-040]\n---\n<tasks><task><action>Write snapshots per D-01 with an ISO-8601 name.</action></task></tasks>\n');
     const json = path.join(dir, 'labels', 'bench.json');
     fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: '.planning/phases/01-store/01-01-PLAN.md' }] }));
     const run = (brief: string) => {
@@ -127,11 +128,15 @@ describe('an independent count of what each plan cites', () => {
       return JSON.parse(r.stdout) as OracleReport;
     };
     const task = 'TASK 01-01\nWrite snapshots per D-01 with an ISO-8601 name.\n';
-    const ok = run(`${task}- **D-01:** Snapshots are JSON files, one per run.\n`);
+    const ok = run(`${task}- **D-01:** Snapshots are JSON files, one per run.\n- [REQ-040] System detects attempts - new\n`);
     expect(ok.misses).toEqual([]);
-    expect(ok.counts.ids).toBe(1);
+    // D-01 and the bracketed REQ-040; not ISO-8601.
+    expect(ok.counts.ids).toBe(2);
     const bad = run(task);
-    expect(bad.misses).toEqual([expect.objectContaining({ plan: '01-01', kind: 'id', what: expect.stringMatching(/^D-01 /) })]);
+    expect(bad.misses).toEqual([
+      expect.objectContaining({ plan: '01-01', kind: 'id', what: expect.stringMatching(/^REQ-040 /) }),
+      expect.objectContaining({ plan: '01-01', kind: 'id', what: expect.stringMatching(/^D-01 /) }),
+    ]);
   });
 
   it('wants the REQUIREMENTS entry of a requirement even when the phase CONTEXT discusses it too', () => {
