@@ -20,7 +20,7 @@ interface Miss {
   what: string;
 }
 interface OracleReport {
-  counts: { plans: number; ids: number; reads: number; sections: number; task_lines: number };
+  counts: { plans: number; ids: number; reads: number; sections: number; line_ranges: number; task_lines: number };
   misses: Miss[];
 }
 
@@ -44,6 +44,27 @@ function mutated(tree: string, plan: string, edit: (text: string) => string): st
   expect(after).not.toBe(before);
   fs.writeFileSync(f, after);
   return copy;
+}
+
+/**
+ * A hand-made tree with one plan (`files` relative to its .planning folder, the plan at `planRel`)
+ * and a function that runs the oracle on a resolved v2 brief for it: the oracle alone, no product code.
+ */
+function handTree(name: string, planRel: string, files: Record<string, string>): (brief: string) => OracleReport {
+  const root = path.join(dir, name);
+  const tree = path.join(root, 't');
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(tree, '.planning', rel)), { recursive: true });
+    fs.writeFileSync(path.join(tree, '.planning', rel), text);
+  }
+  const json = path.join(root, 'bench.json');
+  fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: `.planning/${planRel}` }] }));
+  return (brief) => {
+    const briefs = path.join(root, `b${fs.readdirSync(root).length}`);
+    fs.mkdirSync(briefs);
+    fs.writeFileSync(path.join(briefs, '01-01.v2.resolved.txt'), brief);
+    return JSON.parse(spawnSync(process.execPath, [ORACLE, json, briefs, '--json'], { encoding: 'utf8' }).stdout) as OracleReport;
+  };
 }
 
 beforeAll(() => {
@@ -87,21 +108,10 @@ describe('an independent count of what each plan cites', () => {
   });
 
   it('reports a brief missing a section a <read_first> item names with a section sign', () => {
-    // A hand-made tree and brief: the oracle alone, no product code involved.
-    const tree = path.join(dir, 'hand', 't');
-    const phase = path.join(tree, '.planning/phases/01-ui');
-    fs.mkdirSync(phase, { recursive: true });
-    fs.writeFileSync(path.join(phase, '01-UI-SPEC.md'), '# UI\n\n## Visual Hierarchy\n\n### SignIn Page (`/Auth/SignIn`)\n\nOne card, centred, brand blue button.\n\n## Sign-Off\n\nApproved by the checker on the day.\n');
-    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-ui/01-UI-SPEC.md §SignIn Page — copywriting\n</read_first><action>Build the page.</action></task></tasks>\n');
-    const json = path.join(dir, 'hand', 'bench.json');
-    fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: '.planning/phases/01-ui/01-01-PLAN.md' }] }));
-    const run = (brief: string) => {
-      const briefs = path.join(dir, 'hand', `b${fs.readdirSync(path.join(dir, 'hand')).length}`);
-      fs.mkdirSync(briefs);
-      fs.writeFileSync(path.join(briefs, '01-01.v2.resolved.txt'), brief);
-      const r = spawnSync(process.execPath, [ORACLE, json, briefs, '--json'], { encoding: 'utf8' });
-      return JSON.parse(r.stdout) as OracleReport;
-    };
+    const run = handTree('hand', 'phases/01-ui/01-01-PLAN.md', {
+      'phases/01-ui/01-UI-SPEC.md': '# UI\n\n## Visual Hierarchy\n\n### SignIn Page (`/Auth/SignIn`)\n\nOne card, centred, brand blue button.\n\n## Sign-Off\n\nApproved by the checker on the day.\n',
+      'phases/01-ui/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-ui/01-UI-SPEC.md §SignIn Page — copywriting\n</read_first><action>Build the page.</action></task></tasks>\n',
+    });
     const head = 'TASK 01-01\nBuild the page.\nREFS\nread_first .planning/phases/01-ui/01-UI-SPEC.md -> units\n';
     const ok = run(`${head}### SignIn Page (\`/Auth/SignIn\`)\nOne card, centred, brand blue button.\n`);
     expect(ok.misses).toEqual([]);
@@ -112,21 +122,11 @@ describe('an independent count of what each plan cites', () => {
   });
 
   it('takes a label set off at the start of a list item for a definition, not prose that begins with a name', () => {
-    const tree = path.join(dir, 'labels', 't');
-    const phase = path.join(tree, '.planning/phases/01-store');
-    fs.mkdirSync(phase, { recursive: true });
-    fs.writeFileSync(path.join(phase, '01-CONTEXT.md'), "# Context\n\n## Decisions\n\n- **D-01:** Snapshots are JSON files, one per run.\n\n## Claude's Discretion\n\n- ISO-8601 timestamp precision in filenames\n");
-    fs.writeFileSync(path.join(tree, '.planning/REQUIREMENTS.md'), '# Requirements\n\n- [REQ-040] System detects attempts - new\n');
-    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\nrequirements: [REQ-040]\n---\n<tasks><task><action>Write snapshots per D-01 with an ISO-8601 name.</action></task></tasks>\n');
-    const json = path.join(dir, 'labels', 'bench.json');
-    fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: '.planning/phases/01-store/01-01-PLAN.md' }] }));
-    const run = (brief: string) => {
-      const briefs = path.join(dir, 'labels', `b${fs.readdirSync(path.join(dir, 'labels')).length}`);
-      fs.mkdirSync(briefs);
-      fs.writeFileSync(path.join(briefs, '01-01.v2.resolved.txt'), brief);
-      const r = spawnSync(process.execPath, [ORACLE, json, briefs, '--json'], { encoding: 'utf8' });
-      return JSON.parse(r.stdout) as OracleReport;
-    };
+    const run = handTree('labels', 'phases/01-store/01-01-PLAN.md', {
+      'phases/01-store/01-CONTEXT.md': "# Context\n\n## Decisions\n\n- **D-01:** Snapshots are JSON files, one per run.\n\n## Claude's Discretion\n\n- ISO-8601 timestamp precision in filenames\n",
+      'REQUIREMENTS.md': '# Requirements\n\n- [REQ-040] System detects attempts - new\n',
+      'phases/01-store/01-01-PLAN.md': '---\nwave: 1\nrequirements: [REQ-040]\n---\n<tasks><task><action>Write snapshots per D-01 with an ISO-8601 name.</action></task></tasks>\n',
+    });
     const task = 'TASK 01-01\nWrite snapshots per D-01 with an ISO-8601 name.\n';
     const ok = run(`${task}- **D-01:** Snapshots are JSON files, one per run.\n- [REQ-040] System detects attempts - new\n`);
     expect(ok.misses).toEqual([]);
@@ -140,40 +140,21 @@ describe('an independent count of what each plan cites', () => {
   });
 
   it('wants the REQUIREMENTS entry of a requirement even when the phase CONTEXT discusses it too', () => {
-    const tree = path.join(dir, 'reqs', 't');
-    const phase = path.join(tree, '.planning/phases/01-auth');
-    fs.mkdirSync(phase, { recursive: true });
-    fs.writeFileSync(path.join(tree, '.planning/REQUIREMENTS.md'), '# Requirements\n\n- [ ] **AUTH-01**: Users log in with a password\n');
-    fs.writeFileSync(path.join(phase, '01-CONTEXT.md'), '# Context\n\n### AUTH-01: Login\n\nErrors stay generic.\n');
-    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\nrequirements: [AUTH-01]\n---\n<tasks><task><action>Build login.</action></task></tasks>\n');
-    const json = path.join(dir, 'reqs', 'bench.json');
-    fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: '.planning/phases/01-auth/01-01-PLAN.md' }] }));
-    const run = (brief: string) => {
-      const briefs = path.join(dir, 'reqs', `b${fs.readdirSync(path.join(dir, 'reqs')).length}`);
-      fs.mkdirSync(briefs);
-      fs.writeFileSync(path.join(briefs, '01-01.v2.resolved.txt'), brief);
-      return JSON.parse(spawnSync(process.execPath, [ORACLE, json, briefs, '--json'], { encoding: 'utf8' }).stdout) as OracleReport;
-    };
+    const run = handTree('reqs', 'phases/01-auth/01-01-PLAN.md', {
+      'REQUIREMENTS.md': '# Requirements\n\n- [ ] **AUTH-01**: Users log in with a password\n',
+      'phases/01-auth/01-CONTEXT.md': '# Context\n\n### AUTH-01: Login\n\nErrors stay generic.\n',
+      'phases/01-auth/01-01-PLAN.md': '---\nwave: 1\nrequirements: [AUTH-01]\n---\n<tasks><task><action>Build login.</action></task></tasks>\n',
+    });
     const task = 'TASK 01-01\nBuild login.\n';
     expect(run(`${task}### AUTH-01: Login\nErrors stay generic.\n- [ ] **AUTH-01**: Users log in with a password\n`).misses).toEqual([]);
     expect(run(`${task}### AUTH-01: Login\nErrors stay generic.\n`).misses).toEqual([expect.objectContaining({ kind: 'id', what: 'AUTH-01 (defined in REQUIREMENTS.md)' })]);
   });
 
   it('reports a brief missing a line of the line numbers a <read_first> item names', () => {
-    const tree = path.join(dir, 'ranges', 't');
-    const phase = path.join(tree, '.planning/phases/01-store');
-    fs.mkdirSync(phase, { recursive: true });
-    fs.writeFileSync(path.join(phase, '01-RESEARCH.md'), '# Research\n\n## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n\n## Other\n\nNot cited.\n');
-    fs.writeFileSync(path.join(phase, '01-01-PLAN.md'), '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-store/01-RESEARCH.md lines 3–6 (queue)\n</read_first><action>Build the queue.</action></task></tasks>\n');
-    const json = path.join(dir, 'ranges', 'bench.json');
-    fs.writeFileSync(json, JSON.stringify({ trees: [{ tree: 't', dir: tree }], plans: [{ tree: 't', id: '01-01', path: '.planning/phases/01-store/01-01-PLAN.md' }] }));
-    const run = (brief: string) => {
-      const briefs = path.join(dir, 'ranges', `b${fs.readdirSync(path.join(dir, 'ranges')).length}`);
-      fs.mkdirSync(briefs);
-      fs.writeFileSync(path.join(briefs, '01-01.v2.resolved.txt'), brief);
-      const r = spawnSync(process.execPath, [ORACLE, json, briefs, '--json'], { encoding: 'utf8' });
-      return JSON.parse(r.stdout) as OracleReport & { counts: { line_ranges: number } };
-    };
+    const run = handTree('ranges', 'phases/01-store/01-01-PLAN.md', {
+      'phases/01-store/01-RESEARCH.md': '# Research\n\n## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n\n## Other\n\nNot cited.\n',
+      'phases/01-store/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-store/01-RESEARCH.md lines 3–6 (queue)\n</read_first><action>Build the queue.</action></task></tasks>\n',
+    });
     const head = 'TASK 01-01\nBuild the queue.\nREFS\nto units: .planning/phases/01-store/01-RESEARCH.md\n';
     const ok = run(`${head}## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n`);
     expect(ok.misses).toEqual([]);
