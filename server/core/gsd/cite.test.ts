@@ -133,6 +133,16 @@ describe('what a plan references', () => {
     expect(ids(analyse('<objective>Keep D-02.</objective>\n<tasks><task><action>x</action></task></tasks>\n'))).toEqual(['01-CONTEXT#D-02']);
   });
 
+  it('does not take a document the plan writes for one it cites by its section names', () => {
+    // The plan creates 01-FINDINGS.md and describes its sections: that is output, not context.
+    const findings = '# Findings\n\n## Root Cause\n\nThe path was wrong.\n\n## Recommended Fix\n\nJoin the parts.\n';
+    const plan = '---\nwave: 1\nfiles_modified: [.planning/phases/01-core/01-FINDINGS.md]\n---\n<tasks><task><files>.planning/phases/01-core/01-FINDINGS.md</files><action>Write 01-FINDINGS.md with ## Root Cause and ## Recommended Fix.</action></task></tasks>\n';
+    expect(ids(analyse(plan, 'phases/01-core/01-09-PLAN.md', { 'phases/01-core/01-FINDINGS.md': findings }))).toEqual([]);
+    // Another plan that names those sections does cite them.
+    const reader = '---\nwave: 2\n---\n<tasks><task><action>Fix what 01-FINDINGS.md Root Cause says.</action></task></tasks>\n';
+    expect(ids(analyse(reader, 'phases/01-core/01-09-PLAN.md', { 'phases/01-core/01-FINDINGS.md': findings }))).toEqual(['01-FINDINGS#root-cause']);
+  });
+
   it('takes the words beside ids in a read note for a description of those ids, not a section name', () => {
     // "(D-02, D-03 decisions)": the ids, not "Implementation Decisions" (which holds every decision).
     const a = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-CONTEXT.md (D-02, D-03 decisions)\n</read_first><action>x</action></task></tasks>\n');

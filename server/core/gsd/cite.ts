@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LABEL_SOURCE, labelKey } from '../units/markdown.js';
 import { lineRangesIn, rangeTitle } from './lines.js';
-import { stripXmlBlock } from './parse.js';
+import { cleanDeclaredPath, stripXmlBlock } from './parse.js';
 import { type GsdPlan, type GsdProject, planningRelative } from './tree.js';
 import type { PlacedUnit, UnitIndex } from './units.js';
 
@@ -352,11 +352,19 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   for (const r of refs) if (r.rel && index.files.has(r.rel)) docs.add(r.rel);
   for (const f of index.files.keys()) if (path.posix.dirname(f) === planDir(plan) || !f.includes('/') || f.startsWith('research/')) docs.add(f);
   const unresolvedNotes: string[] = [];
+  // A document the plan writes (files_modified, a task's <files>) is its output: the plan describing
+  // its sections ("create DISCOVERY.md with ## Root Cause ...") does not cite them.
+  const writes = new Set<string>();
+  for (const f of [...plan.parsed.filesModified, ...plan.parsed.taskFiles]) {
+    const c = cleanDeclaredPath(f);
+    const rel = c ? planningRelative(c.replace(/^\.\//, '')) : undefined;
+    if (rel) writes.add(path.posix.normalize(rel));
+  }
   for (const rel of docs) {
     const handles = sectionHandles(index.byFile.get(rel) ?? [], index.files.get(rel));
     if (handles.length === 0) continue;
     const clauses: string[] = [];
-    for (const kw of fileKeywords(rel)) {
+    for (const kw of writes.has(rel) ? [] : fileKeywords(rel)) {
       for (const m of text.matchAll(keywordRegex(kw))) {
         // "<verification>" and "</context>" are the plan's own blocks, not the documents.
         if (text[(m.index ?? 0) - 1] === '<' || text[(m.index ?? 0) - 1] === '/' || text[(m.index ?? 0) + (m[0] as string).length] === '>') continue;
