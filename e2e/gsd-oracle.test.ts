@@ -174,6 +174,18 @@ describe('an independent count of what each plan cites', () => {
     expect(noBriefs.stderr).toMatch(/no briefs folder .*no-such-folder/);
   });
 
+  it('reports a brief missing the line a plan cites by number in prose', () => {
+    // HYDRA 06-03: "Reference: 06-RESEARCH.md line 421 recommends the FastAPI lifespan ...".
+    const tree = '001TMF__HYDRA';
+    const plan = bench.plans.find((p) => p.tree === tree && p.id === '06-03') as { path: string };
+    const research = path.join(FIXTURES, tree, path.dirname(plan.path), '06-RESEARCH.md');
+    const line = fs.readFileSync(research, 'utf8').split('\n')[420] as string;
+    expect(line).toMatch(/lifespan/);
+    expect(oracle().report.counts).toMatchObject({ line_ranges: 1 });
+    const copy = mutated(tree, '06-03', (t) => t.split(`${line}\n`).join('\n'));
+    expect(oracle(copy).report.misses).toEqual([expect.objectContaining({ plan: '06-03', kind: 'lines', what: expect.stringMatching(/^06-RESEARCH\.md lines 421-421: 1 of them/) })]);
+  });
+
   it('reports a brief missing one line of an <action>', () => {
     const tree = '001TMF__HYDRA';
     const plan = bench.plans.find((p) => p.tree === tree && p.id === '02-03') as { path: string };

@@ -17,6 +17,8 @@
  *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief, and
  *    every heading a `§Name` beside it begins must be in the brief, and every non-blank line of the
  *    line numbers it names (`lines 320–430`);
+ *  - line numbers written in prose right after a planning document's name (`06-RESEARCH.md line
+ *    421`): every non-blank line of them, unless the document is read whole;
  *  - task lines: every non-empty line of `<action>`, `<verify>`, `<done>` and
  *    `<acceptance_criteria>` must be in the resolved brief.
  * Exit code 1 when any citation is missing; the report lists each one.
@@ -116,6 +118,21 @@ function check(bench, out) {
     const planDir = path.posix.dirname(planRel);
     const phaseNum = /^(\d+(?:\.\d+)*)/.exec(path.posix.basename(planDir))?.[1];
 
+    const rangesSeen = new Set();
+    /** Every non-blank line of the line numbers `where` names in `abs` must be in the brief. */
+    const checkLines = (abs, written, where) => {
+      const all = norm(fs.readFileSync(abs, 'utf8')).replace(/\n$/, '').split('\n');
+      for (const lm of where.matchAll(/(?<![A-Za-z0-9])lines?\s+(\d+)(?:\s*(?:-|–|—|to)\s*(\d+))?/gi)) {
+        const from = Number(lm[1]);
+        const to = Math.min(lm[2] ? Number(lm[2]) : from, all.length);
+        if (from < 1 || from > all.length || to < from || rangesSeen.has(`${abs}:${from}:${to}`)) continue;
+        rangesSeen.add(`${abs}:${from}:${to}`);
+        counts.line_ranges++;
+        const lost = all.slice(from - 1, to).filter((l) => l.trim() && !has(l));
+        if (lost.length) miss('lines', `${written} lines ${from}-${to}: ${lost.length} of them, first ${JSON.stringify(flat(lost[0]).slice(0, 60))}`);
+      }
+    };
+
     // Ids.
     const seen = new Set();
     for (const m of text.matchAll(LABEL)) {
@@ -162,16 +179,16 @@ function check(bench, out) {
           if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}`);
         }
         // Line numbers the item names (`02-RESEARCH.md lines 320–430`): every non-blank line of them.
-        const all = norm(fs.readFileSync(abs, 'utf8')).replace(/\n$/, '').split('\n');
-        for (const lm of line.matchAll(/(?<![A-Za-z0-9])lines?\s+(\d+)(?:\s*(?:-|–|—|to)\s*(\d+))?/gi)) {
-          const from = Number(lm[1]);
-          const to = Math.min(lm[2] ? Number(lm[2]) : from, all.length);
-          if (from < 1 || from > all.length || to < from) continue;
-          counts.line_ranges++;
-          const lost = all.slice(from - 1, to).filter((l) => l.trim() && !has(l));
-          if (lost.length) miss('lines', `${written} lines ${from}-${to}: ${lost.length} of them, first ${JSON.stringify(flat(lost[0]).slice(0, 60))}`);
-        }
+        checkLines(abs, written, line);
       }
+    }
+    // Line numbers written in prose right after a planning document's name (`06-RESEARCH.md line 421`).
+    for (const pm of withoutBlock(text, 'read_first').matchAll(/(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.md)`?\)?\s*(?:[,:(]\s*)?(?:at\s+)?(lines?\s+\d+(?:\s*(?:-|–|—|to)\s*\d+)?)/gi)) {
+      const written = pm[1].replace(/^\.\//, '');
+      const rel = written.startsWith('.planning/') ? written.slice('.planning/'.length) : !written.includes('/') && fs.existsSync(path.join(t.planning, planDir, written)) ? `${planDir}/${written}` : written;
+      const abs = path.join(t.planning, rel);
+      if (!abs.startsWith(t.planning) || !fs.existsSync(abs) || brief.includes(`READ .planning/${rel}\n`)) continue;
+      checkLines(abs, written, pm[2]);
     }
 
     // Task lines.

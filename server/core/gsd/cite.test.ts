@@ -112,7 +112,8 @@ describe('what a plan references', () => {
   it('resolves line numbers a read note names to exactly those lines of the file', () => {
     const research = fs.readFileSync(path.join(TESTDATA, 'odd/.planning/phases/01-core/01-RESEARCH.md'), 'utf8').split('\n');
     const a = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md lines 19–21 (timing)\n- .planning/phases/01-core/01-RESEARCH.md line 25\n</read_first><action>x</action></task></tasks>\n');
-    expect(a.refs).toEqual([expect.objectContaining({ via: 'read_first', resolution: 'units', units: ['01-RESEARCH#lines-19-21', '01-RESEARCH#lines-25-25'] })]);
+    // One line means the section holding it (Pitfall 2), a range exactly its lines.
+    expect(a.refs).toEqual([expect.objectContaining({ via: 'read_first', resolution: 'units', units: ['01-RESEARCH#lines-19-21', '01-RESEARCH#pitfall-2'] })]);
     expect(a.unresolvedNotes).toEqual([]);
     const u = a.index.byId.get('01-RESEARCH#lines-19-21');
     expect(u).toMatchObject({ kind: 'lines', title: 'lines 19–21', text: research.slice(18, 21).join('\n') });
@@ -120,6 +121,9 @@ describe('what a plan references', () => {
     // A range inside a section the plan also names is carried once, inside that section.
     const b = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md (Pitfall 1) lines 20-21\n</read_first><action>x</action></task></tasks>\n');
     expect(ids(b)).toEqual(['01-RESEARCH#pitfall-1']);
+    // Written in prose right after the document's name: the @-read of the whole file becomes what is cited.
+    const prose = analyse('<context>\n@.planning/phases/01-core/01-RESEARCH.md\n</context>\n<tasks><task><action>As 01-RESEARCH.md lines 9-11 say, sign the cookie. 01-RESEARCH.md line 7 has the call.</action></task></tasks>\n');
+    expect(prose.refs[0]).toMatchObject({ via: 'context', resolution: 'units', units: ['01-RESEARCH#pattern-1', '01-RESEARCH#lines-9-11'] });
     // Lines the file does not have: the file stays a whole read.
     const c = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md lines 900-950\n</read_first><action>x</action></task></tasks>\n');
     expect(c.refs[0]).toMatchObject({ resolution: 'read', units: [] });

@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LABEL_SOURCE, labelKey } from '../units/markdown.js';
-import { lineRangesIn, rangeTitle } from './lines.js';
+import { lineRangesIn, rangeTitle, rangesAfterNames } from './lines.js';
 import { cleanDeclaredPath, stripXmlBlock } from './parse.js';
 import { type GsdPlan, type GsdProject, planningRelative } from './tree.js';
 import type { PlacedUnit, UnitIndex } from './units.js';
@@ -396,10 +396,21 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
       if (named.length === 0 && !namesIds && !namesLines && /[A-Za-z]{3}/.test(r.note)) unresolvedNotes.push(`${r.written}: ${r.note}`);
     }
   }
-  // Line ranges a read's note names (`02-RESEARCH.md lines 320–430`): exactly those lines.
-  for (const r of refs) {
-    if (!r.rel || !r.note) continue;
-    for (const u of linesCited(index, r.rel, r.note)) cite(u, 'section', u.title);
+  // Line numbers a read's note names or the text writes right after a document's name
+  // (`02-RESEARCH.md lines 320–430`): exactly those lines; one line means the section holding it.
+  const citeLines = (rel: string, text: string) => {
+    for (const u of linesCited(index, rel, text)) {
+      const holder = u.title.startsWith('line ')
+        ? (index.byFile.get(rel) ?? []).filter((s) => (s.kind === 'section' || s.kind === 'phase' || s.kind === 'item') && s.start <= u.start && s.end >= u.end).sort((a, b) => a.end - a.start - (b.end - b.start))[0]
+        : undefined;
+      const unit = holder ?? u;
+      cite(unit, 'section', holder ? u.title : unit.title);
+    }
+  };
+  for (const r of refs) if (r.rel && r.note) citeLines(r.rel, r.note);
+  for (const n of rangesAfterNames(text)) {
+    const rel = locate(project, index.files.keys(), plan, n.written, exists).rel;
+    if (rel && index.files.has(rel)) citeLines(rel, n.ranges.map(rangeTitle).join(', '));
   }
 
   // 4. A ROADMAP read means the plan's own phase entry.

@@ -47,3 +47,16 @@ export function rangeOffsets(text: string, r: LineRange): { start: number; end: 
   const end = next === undefined ? text.replace(/\n$/, '').length : next - 1;
   return { start, end, to };
 }
+
+/** `06-RESEARCH.md line 421`, `.planning/x/02-RESEARCH.md (lines 10-20)`, `CONTEXT.md, lines 3–9`. */
+const NAMED_RANGE = /(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.md)`?\)?\s*(?:[,:(]\s*)?(?:at\s+)?(lines?\s+\d{1,6}(?:\s*(?:-|–|—|\.\.|to|through)\s*\d{1,6})?)/gi;
+
+/** Line numbers written right after a document's name anywhere in a text, with the name as written. */
+export function rangesAfterNames(text: string): { written: string; ranges: LineRange[] }[] {
+  const out: { written: string; ranges: LineRange[] }[] = [];
+  for (const m of text.matchAll(NAMED_RANGE)) {
+    const ranges = lineRangesIn(m[2] as string);
+    if (ranges.length) out.push({ written: m[1] as string, ranges });
+  }
+  return out;
+}

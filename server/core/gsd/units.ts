@@ -7,7 +7,7 @@
  *  - roadmap phase entries (the `Phase N` sections of ROADMAP files);
  *  - sections by heading (nested: a section runs to the next heading of its level or higher);
  *  - facts of STATE.md (one per key line, list item or table row; they also go to the blackboard);
- *  - line ranges a plan's read note names (`02-RESEARCH.md lines 320–430`), kind `lines`;
+ *  - line ranges a plan names beside a document (`02-RESEARCH.md lines 320–430`), kind `lines`;
  *  - the whole file.
  * Every unit's text is an exact slice of its file. Pure: the project in, the index out.
  */
@@ -16,8 +16,8 @@ import { readTextFile } from '../planning/fsx.js';
 import path from 'node:path';
 import { labelKey, mdItems, mdSections, slug } from '../units/markdown.js';
 import type { Unit } from '../units/units.js';
-import { locate } from './cite.js';
-import { type LineRange, lineRangesIn, rangeOffsets, rangeTitle } from './lines.js';
+import { citingText, locate } from './cite.js';
+import { type LineRange, lineRangesIn, rangeOffsets, rangeTitle, rangesAfterNames } from './lines.js';
 import { normalizeText, oneLine } from './parse.js';
 import type { GsdProject } from './tree.js';
 
@@ -155,11 +155,11 @@ function citedRanges(project: GsdProject, documents: string[]): Map<string, Line
   const known = new Set(documents);
   const out = new Map<string, LineRange[]>();
   for (const plan of project.plans) {
-    for (const r of plan.parsed.reads) {
-      if (!r.note) continue;
-      const found = lineRangesIn(r.note);
+    const cited = [...plan.parsed.reads.map((r) => ({ written: r.path, ranges: r.note ? lineRangesIn(r.note) : [] })), ...rangesAfterNames(citingText(plan))];
+    for (const r of cited) {
+      const found = r.ranges;
       if (found.length === 0) continue;
-      const rel = locate(project, documents, plan, r.path, (x) => known.has(x)).rel;
+      const rel = locate(project, documents, plan, r.written, (x) => known.has(x)).rel;
       if (rel === undefined || !known.has(rel)) continue;
       const list = out.get(rel) ?? [];
       for (const f of found) if (!list.some((x) => x.from === f.from && x.to === f.to)) list.push(f);
