@@ -118,6 +118,9 @@ function check(bench, out) {
     const planDir = path.posix.dirname(planRel);
     const phaseNum = /^(\d+(?:\.\d+)*)/.exec(path.posix.basename(planDir))?.[1];
 
+    /** A document as the plan writes it, relative to .planning: `.planning/x`, or a bare name beside the plan. */
+    const relOf = (written) =>
+      written.startsWith('.planning/') ? written.slice('.planning/'.length) : !written.includes('/') && fs.existsSync(path.join(t.planning, planDir, written)) ? `${planDir}/${written}` : written;
     const rangesSeen = new Set();
     /** Every non-blank line of the line numbers `where` names in `abs` must be in the brief. */
     const checkLines = (abs, written, where) => {
@@ -155,7 +158,7 @@ function check(bench, out) {
     for (const line of blockLines(text, 'read_first')) {
       for (const m of line.matchAll(/(?:^|[\s`'"(@])((?:\.\/)?(?:\.planning\/)?[A-Za-z0-9_./-]+\.md)\b/g)) {
         const written = m[1].replace(/^\.\//, '');
-        const rel = written.startsWith('.planning/') ? written.slice('.planning/'.length) : fs.existsSync(path.join(t.planning, planDir, written)) && !written.includes('/') ? `${planDir}/${written}` : written;
+        const rel = relOf(written);
         const abs = path.join(t.planning, rel);
         if (!fs.existsSync(abs) || !abs.startsWith(t.planning)) continue;
         counts.reads++;
@@ -185,7 +188,7 @@ function check(bench, out) {
     // Line numbers written in prose right after a planning document's name (`06-RESEARCH.md line 421`).
     for (const pm of withoutBlock(text, 'read_first').matchAll(/(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.md)`?\)?\s*(?:[,:(]\s*)?(?:at\s+)?(lines?\s+\d+(?:\s*(?:-|–|—|to)\s*\d+)?)/gi)) {
       const written = pm[1].replace(/^\.\//, '');
-      const rel = written.startsWith('.planning/') ? written.slice('.planning/'.length) : !written.includes('/') && fs.existsSync(path.join(t.planning, planDir, written)) ? `${planDir}/${written}` : written;
+      const rel = relOf(written);
       const abs = path.join(t.planning, rel);
       if (!abs.startsWith(t.planning) || !fs.existsSync(abs) || brief.includes(`READ .planning/${rel}\n`)) continue;
       checkLines(abs, written, pm[2]);

@@ -20,8 +20,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LABEL_SOURCE, labelKey } from '../units/markdown.js';
 import { lineRangesIn, rangeTitle, rangesAfterNames } from './lines.js';
-import { cleanDeclaredPath, stripXmlBlock } from './parse.js';
-import { type GsdPlan, type GsdProject, planningRelative } from './tree.js';
+import { stripXmlBlock } from './parse.js';
+import { type GsdPlan, type GsdProject, planningRelative, writeSet } from './tree.js';
 import type { PlacedUnit, UnitIndex } from './units.js';
 
 export type Resolution = 'units' | 'capsule' | 'read' | 'missing' | 'outside';
@@ -355,10 +355,9 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   // A document the plan writes (files_modified, a task's <files>) is its output: the plan describing
   // its sections ("create DISCOVERY.md with ## Root Cause ...") does not cite them.
   const writes = new Set<string>();
-  for (const f of [...plan.parsed.filesModified, ...plan.parsed.taskFiles]) {
-    const c = cleanDeclaredPath(f);
-    const rel = c ? planningRelative(c.replace(/^\.\//, '')) : undefined;
-    if (rel) writes.add(path.posix.normalize(rel));
+  for (const f of writeSet(plan)) {
+    const rel = planningRelative(f);
+    if (rel) writes.add(rel);
   }
   for (const rel of docs) {
     const handles = sectionHandles(index.byFile.get(rel) ?? [], index.files.get(rel));

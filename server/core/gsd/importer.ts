@@ -31,8 +31,10 @@ import { PROTOCOL_VERSION, checkStateVersion } from '../planning/version.js';
 import { deleteSymbol, readSymbols, setSymbols } from '../symbols/symbols.js';
 import { readUnitsFile, writeUnits } from '../units/units.js';
 import type { GsdModel } from './brief.js';
-import { cleanDeclaredPath, cleanPath, oneLine, parsePlan, parseSummary } from './parse.js';
-import { type GsdPlan, type GsdProject, type GsdSummary, type Issue, type PlanFileEntry, comparePlanIds, loadGsdProject, planningRelative } from './tree.js';
+import { cleanPath, oneLine, parsePlan, parseSummary } from './parse.js';
+import { type GsdPlan, type GsdProject, type GsdSummary, type Issue, type PlanFileEntry, comparePlanIds, loadGsdProject, planningRelative, writeSet } from './tree.js';
+
+export { writeSet };
 import { projectUnits, storedUnit } from './units.js';
 
 export type SymbolKind = 'path' | 'truth';
@@ -307,16 +309,6 @@ export function summaryCapsule(ctx: Ctx, task: GsdTask, planningDir: string, sum
   const plan = planRaw === undefined ? undefined : ({ id: task.id, depends: task.depends, parsed: parsePlan(planRaw) } as GsdPlan);
   const input = capsuleInput(summary, plan, new Set(listCapsuleIds(ctx)));
   return { id: task.id, input, text: renderCapsule(task.id, input) };
-}
-
-/** files_modified plus the files of its tasks, normalised and sorted. */
-export function writeSet(p: GsdPlan): string[] {
-  const out = new Set<string>();
-  for (const f of [...p.parsed.filesModified, ...p.parsed.taskFiles]) {
-    const c = cleanDeclaredPath(f);
-    if (c) out.add(path.posix.normalize(c).replace(/^\.\//, ''));
-  }
-  return [...out].sort();
 }
 
 function taskFor(p: GsdPlan, capsules: Set<string>, issues: Issue[]): GsdTask {

@@ -5,8 +5,10 @@
  * whole file. Lines are counted from 1 in the file as it is now, as the executor would count them.
  */
 
-/** `lines 320–430`, `lines 52-63`, `line 42`; globally, for every range in a note. */
-const RANGE = /(?<![A-Za-z0-9])lines?\s+(\d{1,6})(?:\s*(?:-|–|—|\.\.|to|through)\s*(\d{1,6}))?(?![0-9])/gi;
+/** `lines 320–430`, `lines 52-63`, `line 42`. */
+const RANGE_SOURCE = 'lines?\\s+(\\d{1,6})(?:\\s*(?:-|–|—|\\.\\.|to|through)\\s*(\\d{1,6}))?(?![0-9])';
+/** Every range in a note. */
+const RANGE = new RegExp(`(?<![A-Za-z0-9])${RANGE_SOURCE}`, 'gi');
 
 export interface LineRange {
   from: number;
@@ -35,7 +37,7 @@ export function rangeTitle(r: LineRange): string {
  * last line's end (its newline excluded). A range past the end of the file is cut at its last line;
  * one that starts past the end is undefined (the executor would find nothing there).
  */
-export function rangeOffsets(text: string, r: LineRange): { start: number; end: number; to: number } | undefined {
+export function rangeOffsets(text: string, r: LineRange): { start: number; end: number } | undefined {
   const starts = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   // A final newline does not begin a line.
@@ -45,11 +47,11 @@ export function rangeOffsets(text: string, r: LineRange): { start: number; end: 
   const start = starts[r.from - 1] as number;
   const next = starts[to];
   const end = next === undefined ? text.replace(/\n$/, '').length : next - 1;
-  return { start, end, to };
+  return { start, end };
 }
 
 /** `06-RESEARCH.md line 421`, `.planning/x/02-RESEARCH.md (lines 10-20)`, `CONTEXT.md, lines 3–9`. */
-const NAMED_RANGE = /(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.md)`?\)?\s*(?:[,:(]\s*)?(?:at\s+)?(lines?\s+\d{1,6}(?:\s*(?:-|–|—|\.\.|to|through)\s*\d{1,6})?)/gi;
+const NAMED_RANGE = new RegExp(`(?<![\\w./-])((?:[\\w.-]+/)*[\\w.-]+\\.md)\`?\\)?\\s*(?:[,:(]\\s*)?(?:at\\s+)?(${RANGE_SOURCE})`, 'gi');
 
 /** Line numbers written right after a document's name anywhere in a text, with the name as written. */
 export function rangesAfterNames(text: string): { written: string; ranges: LineRange[] }[] {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { HeimdallError } from '../errors.js';
 import {
   type ParsedPlan,
+  cleanDeclaredPath,
   type ParsedSummary,
   type PlanRef,
   parseDependency,
@@ -161,6 +162,16 @@ function numericCompare(a: string, b: string): number {
 /** Compare plan ids numerically ("2-10" after "2-9", "02.1-01" after "02-05"). */
 export function comparePlanIds(a: string, b: string): number {
   return numericCompare(a, b);
+}
+
+/** files_modified plus the files of its tasks, normalised and sorted. */
+export function writeSet(p: GsdPlan): string[] {
+  const out = new Set<string>();
+  for (const f of [...p.parsed.filesModified, ...p.parsed.taskFiles]) {
+    const c = cleanDeclaredPath(f);
+    if (c) out.add(path.posix.normalize(c).replace(/^\.\//, ''));
+  }
+  return [...out].sort();
 }
 
 /** Where an `@` reference points inside the planning folder, if it does (`.planning/X` -> X). */

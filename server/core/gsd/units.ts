@@ -149,8 +149,7 @@ function stateFacts(rel: string, key: string, text: string, taken: Set<string>):
   return out;
 }
 
-/** Split every context document of the project into units. */
-/** Planning-relative document -> the line ranges some plan's read note names in it (lines.ts). */
+/** Planning-relative document -> the line ranges some plan names in it, in a read's note or right after its name (lines.ts). */
 function citedRanges(project: GsdProject, documents: string[]): Map<string, LineRange[]> {
   const known = new Set(documents);
   const out = new Map<string, LineRange[]>();
@@ -169,6 +168,7 @@ function citedRanges(project: GsdProject, documents: string[]): Map<string, Line
   return out;
 }
 
+/** Split every context document of the project into units. */
 export function projectUnits(project: GsdProject): UnitIndex {
   const files = new Map<string, string>();
   const units: PlacedUnit[] = [];
