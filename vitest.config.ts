@@ -24,7 +24,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['server/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: ['server/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts', 'components/**/*.test.ts'],
           exclude: [...always, '**/*.int.test.ts'],
         },
       },

@@ -3,7 +3,7 @@ import { Bar, BarChart, CartesianGrid, LabelList, Legend, Line, LineChart, Refer
 import { toneFor } from '@/components/ui/Badge';
 import { fmtInt } from '@/components/ui/format';
 import { ARM_COLOURS } from './format';
-import { savingsOverTime, timeTick, timeTicks } from './series';
+import { savingsOverTime, timeAxis, timeTick } from './series';
 import type { GsdData, RunSummary, SavingsData } from './types';
 
 const LINE_COLOURS: Record<string, string> = {
@@ -70,10 +70,8 @@ export function SavingsOverTime({ runs, current }: { runs: RunSummary[]; current
   }
   const first = (points[0] as (typeof points)[number]).t;
   const last = (points.at(-1) as (typeof points)[number]).t;
-  const span = last - first;
-  // A single run, or runs seconds apart, still get a readable stretch of axis around them.
-  const pad = Math.max(span * 0.08, 30 * 60_000);
-  const tick = timeTick(span + 2 * pad);
+  const axis = timeAxis(first, last);
+  const tick = timeTick(axis.span);
   const at = points.find((p) => p.run === current)?.t;
   return (
     <figure aria-label="Percentage saved per run, on a time axis, one line per role" data-testid="chart-over-time" data-points={points.length}>
@@ -86,8 +84,10 @@ export function SavingsOverTime({ runs, current }: { runs: RunSummary[]; current
               type="number"
               // Milliseconds on a linear scale with round-time ticks: recharts drops explicit ticks on its "time" scale.
               scale="linear"
-              domain={[first - pad, last + pad]}
-              ticks={timeTicks(first - pad, last + pad)}
+              domain={axis.domain}
+              ticks={axis.ticks}
+              // Thin the ticks evenly when labels would collide; never move a label off its time.
+              interval="equidistantPreserveStart"
               tickFormatter={tick}
               tick={AXIS_TICK}
               tickLine={false}

@@ -38,6 +38,23 @@ export function timeTicks(from: number, to: number, max = 6): number[] {
   return ticks;
 }
 
+/** The share of the axis kept free of ticks at each end, so no label has to be moved to fit. */
+export const TICK_INSET = 0.07;
+
+/**
+ * The x axis of the chart: a domain around the runs and round-time ticks inside it. A single run, or
+ * runs seconds apart, still get a readable stretch of axis. No tick lies within TICK_INSET of either
+ * end: a label there would overflow the chart, and the charting library would then draw it away from
+ * its time (the last label moved left), which breaks the even spacing a time axis promises.
+ */
+export function timeAxis(first: number, last: number): { domain: [number, number]; ticks: number[]; span: number } {
+  const span = last - first;
+  const pad = Math.max(span * 0.08, 30 * MINUTE);
+  const domain: [number, number] = [first - pad, last + pad];
+  const inset = (domain[1] - domain[0]) * TICK_INSET;
+  return { domain, ticks: timeTicks(domain[0] + inset, domain[1] - inset), span: domain[1] - domain[0] };
+}
+
 /** Axis ticks: the time of day when every run falls within two days, else the date (UTC). */
 export function timeTick(span: number): (t: number) => string {
   return (t: number) => {
