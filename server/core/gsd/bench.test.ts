@@ -88,7 +88,10 @@ describe('bench gsd on the three real fixtures (one DIR holding three trees)', (
     expect(t.v2).not.toContain(research);
     const pattern1 = /### Pattern 1:[\s\S]*?(?=\n### )/.exec(research)?.[0] as string;
     expect(t.v2).toContain(`§ 02-RESEARCH#pattern-1\n${pattern1.trimEnd()}`);
-    expect(t.v2).toMatch(/^to units: (.*; )?\.planning\/phases\/02-calendar-and-core-loop\/02-RESEARCH\.md \(Pattern 1 AppState.*\) > § 02-RESEARCH#pattern-1(,|$)/m);
+    expect(t.v2).toMatch(/^to units: (.*; )?\.planning\/phases\/02-calendar-and-core-loop\/02-RESEARCH\.md > § 02-RESEARCH#pattern-1(,|$)/m);
+    // The read_first note stays in SPEC beside its path; REFS does not repeat it.
+    expect(t.v2_resolved).toContain('02-RESEARCH.md (Pattern 1 AppState, minimal test pattern, anti-patterns)\n');
+    expect(t.v2.match(/Pattern 1 AppState/g)).toHaveLength(1);
     // The phase CONTEXT is referenced and its note names no section: read whole, and counted.
     expect(t.v2).toContain(`READ .planning/phases/02-calendar-and-core-loop/02-CONTEXT.md\n${read('phases/02-calendar-and-core-loop/02-CONTEXT.md').trimEnd()}`);
     // Requirements cited in the frontmatter, with their text.

@@ -9,7 +9,7 @@ describe('the REFS section', () => {
     ref({ written: '.planning/STATE.md', rel: 'STATE.md', resolution: 'read' }),
     ref({ written: '.planning/phases/02-x/02-RESEARCH.md', rel: 'phases/02-x/02-RESEARCH.md', resolution: 'units', units: ['02-RESEARCH#pattern-1'] }),
     ref({ written: '.planning/phases/02-x/02-RESEARCH.md', via: 'read_first', note: 'Pitfall 2', rel: 'phases/02-x/02-RESEARCH.md', resolution: 'units', units: ['02-RESEARCH#pitfall-2', '02-RESEARCH#pattern-1'] }),
-    ref({ written: '.planning/phases/01-y/01-01-SUMMARY.md', rel: 'phases/01-y/01-01-SUMMARY.md', resolution: 'capsule', capsule: '01-01' }),
+    ref({ written: '.planning/phases/01-y/01-01-SUMMARY.md', note: 'the login flow', rel: 'phases/01-y/01-01-SUMMARY.md', resolution: 'capsule', capsule: '01-01' }),
     ref({ written: '.planning/phases/02-x/02-VALIDATION.md', resolution: 'missing' }),
     ref({ written: 'src/app.ts', via: 'read_first', note: 'the router', resolution: 'outside' }),
     ref({ written: '/home/me/.claude/get-shit-done/workflows/execute-plan.md', resolution: 'outside' }),
@@ -19,12 +19,23 @@ describe('the REFS section', () => {
   it('lists every read once, on the line of what became of it', () => {
     expect(lines).toEqual([
       'read whole (below): .planning/STATE.md',
-      'to units: .planning/phases/02-x/02-RESEARCH.md (Pitfall 2) > § 02-RESEARCH#pattern-1, § 02-RESEARCH#pitfall-2',
-      'to capsules: .planning/phases/01-y/01-01-SUMMARY.md > 01-01',
+      'to units: .planning/phases/02-x/02-RESEARCH.md > § 02-RESEARCH#pattern-1, § 02-RESEARCH#pitfall-2',
+      'to capsules: .planning/phases/01-y/01-01-SUMMARY.md (the login flow) > 01-01',
       'missing from the tree: .planning/phases/02-x/02-VALIDATION.md',
-      'project files (read them in the repository): src/app.ts (the router)',
+      'project files (read them in the repository): src/app.ts',
       "GSD's workflow (replaced by the Heimdall protocol): workflows/execute-plan.md; templates/summary.md",
     ]);
+  });
+
+  it('repeats the note of a <context> @-line, which the brief drops, and not that of a <read_first> item, which SPEC keeps', () => {
+    const text = lines.join('\n');
+    expect(text).toContain('(the login flow)');
+    expect(text).not.toContain('the router');
+    expect(text).not.toContain('Pitfall 2');
+    const inline = refsLines([ref({ written: 'src/db.ts', via: 'inline', note: 'the pool', resolution: 'outside' })], []);
+    expect(inline).toEqual(['project files (read them in the repository): src/db.ts']);
+    const ctx = refsLines([ref({ written: 'src/db.ts', note: 'the pool', resolution: 'outside' })], []);
+    expect(ctx).toEqual(['project files (read them in the repository): src/db.ts (the pool)']);
   });
 
   it('drops no path the plan wrote', () => {

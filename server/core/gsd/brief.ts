@@ -127,12 +127,15 @@ export function refsLines(refs: RefResolution[], workflowRefs: string[]): string
     for (const t of to) if (!e.to.includes(t)) e.to.push(t);
   };
   for (const r of refs) {
-    if (r.resolution === 'read') add(0, r.written, r.note);
-    else if (r.resolution === 'units') add(1, r.written, r.note, r.units.map((u) => `§ ${u}`));
-    else if (r.resolution === 'capsule') add(2, r.written, r.note, r.capsule ? [r.capsule] : []);
-    else if (r.resolution === 'missing') add(3, r.written, r.note);
+    // A note is repeated only from a <context> @-line, which the brief drops; a <read_first> item or a
+    // path in the prose stays in SPEC with its note beside it, so REFS names the path alone.
+    const note = r.via === 'context' ? r.note : undefined;
+    if (r.resolution === 'read') add(0, r.written, note);
+    else if (r.resolution === 'units') add(1, r.written, note, r.units.map((u) => `§ ${u}`));
+    else if (r.resolution === 'capsule') add(2, r.written, note, r.capsule ? [r.capsule] : []);
+    else if (r.resolution === 'missing') add(3, r.written, note);
     else if (isWorkflowPath(r.written)) add(5, workflowName(r.written));
-    else add(4, r.written, r.note);
+    else add(4, r.written, note);
   }
   for (const w of workflowRefs) add(5, workflowName(w));
   const lines: string[] = [];
