@@ -147,6 +147,21 @@ describe('what a plan references', () => {
     expect(ids(analyse(reader, 'phases/01-core/01-09-PLAN.md', { 'phases/01-core/01-FINDINGS.md': findings }))).toEqual(['01-FINDINGS#root-cause']);
   });
 
+  it('takes a prose word for a document only with a section right beside it (Buildable_Dashboard 03-02, 04-02)', () => {
+    const summary = '# Project Research Summary\n\n## Executive Summary\n\nShip it.\n\n## Sheet 1\n\nThe weekly report.\n\n## Sources\n\n- the docs\n';
+    const plan = (action: string) => `---\nwave: 1\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;
+    const cited = (action: string) => ids(analyse(plan(action), 'phases/01-core/01-09-PLAN.md', { 'research/SUMMARY.md': summary }));
+    // "summary" is a word of the sentence here, and the section names are a few words on.
+    expect(cited('All data tables (project summary, lead sources, revenue by region)')).toEqual([]);
+    expect(cited('Test 4 pages: Executive Summary (`/` or root with executive_summary active)')).toEqual([]);
+    // Beside the word, before or after it, a section is named.
+    expect(cited('Row mappings from summary (Sheet 1, "Weekly Report")')).toEqual(['research/SUMMARY#sheet-1']);
+    expect(cited('Use the summary Sources list.')).toEqual(['research/SUMMARY#sources']);
+    expect(cited('Keep the Executive Summary from summary in view.')).toEqual(['research/SUMMARY#executive-summary']);
+    // Named by its file, the document governs the rest of the line.
+    expect(cited('See SUMMARY.md: the docs listed under Sources.')).toEqual(['research/SUMMARY#sources']);
+  });
+
   it('takes the words beside ids in a read note for a description of those ids, not a section name', () => {
     // "(D-02, D-03 decisions)": the ids, not "Implementation Decisions" (which holds every decision).
     const a = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-CONTEXT.md (D-02, D-03 decisions)\n</read_first><action>x</action></task></tasks>\n');

@@ -264,6 +264,11 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
   return [...hits, ...titled.filter((u) => !(hits.length && repeated(u)) || inside(u))];
 }
 
+/** The first word of a section's name: its label's word ("pitfall" of "Pitfall 3") or its title's. */
+function leadWord(u: PlacedUnit): string | undefined {
+  return words(u.label ?? u.title)[0];
+}
+
 function keywordRegex(kw: string): RegExp {
   const e = kw.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(?<![A-Za-z0-9_])${e}(?:\\.md)?(?![A-Za-z0-9_])`, 'gi');
@@ -362,7 +367,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   for (const rel of docs) {
     const handles = sectionHandles(index.byFile.get(rel) ?? [], index.files.get(rel));
     if (handles.length === 0) continue;
-    const clauses: string[] = [];
+    const clauses: { text: string; lead?: string }[] = [];
     for (const kw of writes.has(rel) ? [] : fileKeywords(rel)) {
       for (const m of text.matchAll(keywordRegex(kw))) {
         // "<verification>" and "</context>" are the plan's own blocks, not the documents.
@@ -381,10 +386,26 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
         // RESEARCH.md, not research/ARCHITECTURE.md.
         if (!named && /[A-Za-z0-9_-]\.md\b/i.test(text.slice(bol, at))) continue;
         const before = text.slice(Math.max(bol, at - 40), at);
-        clauses.push(/\b(?:from|in|of)\s+(?:the\s+)?$/i.test(before) ? `${before} ${after}` : after);
+        const sectionFirst = /\b(?:from|in|of)\s+(?:the\s+)?$/i.test(before);
+        if (named) {
+          clauses.push({ text: sectionFirst ? `${before} ${after}` : after });
+          continue;
+        }
+        // A prose word names the document only with a section at once beside it ("research Pattern
+        // 3", "research (Sheet 1, ...)", "Pattern 2 from research"), not a few words on ("project
+        // summary, lead sources" is not the Sources section of research/SUMMARY.md): the clause
+        // ends at the first comma, semicolon or full stop, and a section after the word must begin it.
+        const head = (after.split(/[,;]|\.(?:\s|$)/)[0] as string);
+        if (sectionFirst) clauses.push({ text: `${before} ${head}` });
+        else {
+          const lead = words(head.replace(/^['’]s\b/i, '').replace(/^[\s:([§"“'`*_—–-]*(?:sections?\b)?/i, ''))[0];
+          if (lead) clauses.push({ text: head, lead });
+        }
       }
     }
-    for (const c of clauses) for (const u of sectionsNamed(c, handles)) cite(u, 'section', u.label ?? u.title);
+    for (const c of clauses) {
+      for (const u of sectionsNamed(c.text, handles)) if (!c.lead || leadWord(u) === c.lead) cite(u, 'section', u.label ?? u.title);
+    }
     for (const r of refs) {
       if (r.rel !== rel || !r.note) continue;
       const named = sectionsNamed(r.note, handles, true);

@@ -42,7 +42,9 @@ describe('heimdall import gsd', () => {
     expect(u.code, u.stderr).toBe(0);
     expect(u.stdout).toBe('### Pitfall 1: Timing attacks\n\nCompare hashes in constant time.\n');
     const b = runBin('heimdall', ['brief', 'gsd', '01-09'], { planning });
-    expect(b.stdout).toMatch(/^to units: \.planning\/phases\/01-core\/01-RESEARCH\.md \(lines 19-21 \(the comparison\)\) > § 01-RESEARCH#lines-19-21$/m);
+    expect(b.stdout).toMatch(/^to units: \.planning\/phases\/01-core\/01-RESEARCH\.md > § 01-RESEARCH#lines-19-21$/m);
+    // The note stays beside the read_first item in SPEC, once.
+    expect(b.stdout.match(/lines 19-21 \(the comparison\)/g)).toHaveLength(1);
     expect(b.stdout).not.toMatch(/^READ /m);
   });
 
