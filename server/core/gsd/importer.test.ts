@@ -269,6 +269,36 @@ describe('import gsd on odd trees', () => {
     expect(p.issues.filter((i) => i.kind === 'duplicate_plan')).toEqual([]);
   });
 
+  it('imports plans its name cannot number under their frontmatter plan_id (codenexus 05-W1, 04.5-03-W1), with their dependencies', () => {
+    const planning = path.join(copyTestdata(), '.planning');
+    const put = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(planning, rel)), { recursive: true });
+      fs.writeFileSync(path.join(planning, rel), text);
+    };
+    const plan = (fm: string, title: string) => `---\n${fm}\n---\n<tasks><task><action>${title}</action></task></tasks>\n`;
+    put('phases/07-bridge/07-W0-PLAN.md', plan('phase: 7\nplan_id: 07-W0\nwave: 1', 'Schema.'));
+    put('phases/07-bridge/07-W1-PLAN.md', plan('phase: 7\nplan_id: 07-W1\nwave: 2\ndepends_on: [07-W0]', 'Writer.'));
+    put('phases/08-layer/08-03-W0-PLAN.md', plan('phase: 8\nplan_id: 08-03-W0\nwave: 1', 'Lift.'));
+    put('phases/08-layer/08-03-W1-PLAN.md', plan('phase: 8\nplan_id: 08-03-W1\nwave: 2\ndepends_on: [08-03-W0]', 'Wire.'));
+    // A plan_id of another phase is not taken: the file stays listed with the reason.
+    put('phases/08-layer/08-W9-PLAN.md', plan('phase: 8\nplan_id: 09-W9', 'Stray.'));
+    // A quick task named by its key in depends_on.
+    put('quick/260427-abc-first/260427-abc-PLAN.md', plan('wave: 1', 'First.'));
+    put('quick/260427-def-second/260427-def-PLAN.md', plan('wave: 2\ndepends_on: [260427-abc]', 'Second.'));
+    const p = loadGsdProject(planning);
+    const byFile = (f: string) => p.planFiles.find((x) => x.file === f);
+    expect(byFile('phases/07-bridge/07-W0-PLAN.md')).toMatchObject({ status: 'imported', id: '07-W0' });
+    expect(byFile('phases/07-bridge/07-W1-PLAN.md')).toMatchObject({ status: 'imported', id: '07-W1' });
+    expect(byFile('phases/08-layer/08-03-W0-PLAN.md')).toMatchObject({ status: 'imported', id: '08-03' });
+    expect(byFile('phases/08-layer/08-03-W1-PLAN.md')).toMatchObject({ status: 'imported', id: '08-03-W1', reason: expect.stringMatching(/frontmatter plan_id/) });
+    expect(byFile('phases/08-layer/08-W9-PLAN.md')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/not NN-MM-PLAN\.md/) });
+    const plans = new Map(p.plans.map((x) => [x.id, x]));
+    expect(plans.get('07-W1')?.depends).toEqual(['07-W0']);
+    expect(plans.get('08-03-W1')?.depends).toEqual(['08-03']);
+    expect(plans.get('quick-260427-def')?.depends).toEqual(['quick-260427-abc']);
+    expect(p.issues.filter((i) => i.kind === 'unresolved_depends' || i.kind === 'duplicate_plan')).toEqual([]);
+  });
+
   it('refuses a tasks.json or units.json it cannot read and leaves it untouched', () => {
     const project = syntheticProject();
     const ctx = ctxAt(path.join(project, '.planning'));

@@ -356,6 +356,8 @@ export interface ParsedPlan {
   frontmatter: Frontmatter;
   phase?: string;
   plan?: string;
+  /** `plan_id:` as written (`05-W1`, `04.5-03-W1`): a plan's full id, where its file name does not give it. */
+  planId?: string;
   wave?: number;
   type?: string;
   autonomous?: boolean;
@@ -476,6 +478,8 @@ export function parsePlan(raw: string): ParsedPlan {
   if (phase) out.phase = phase;
   const plan = scalarText(pick(d, 'plan')).trim();
   if (plan) out.plan = plan;
+  const planId = scalarText(pick(d, 'plan_id')).trim();
+  if (planId) out.planId = planId;
   out.wave = toInt(pick(d, 'wave'));
   const type = scalarText(pick(d, 'type')).trim();
   if (type) out.type = type;

@@ -298,6 +298,16 @@ function classify(rel: string): Found | undefined {
   };
 }
 
+/**
+ * A plan's id from its frontmatter `plan_id` (`05-W1`, `04.5-03-W1`), when it begins with the plan's
+ * phase number: the phase is that number, the plan the rest. Undefined otherwise.
+ */
+function idFromFrontmatter(fm: ParsedPlan, phase: string): { ref: PlanRef; id: string } | undefined {
+  const m = fm.planId ? /^(\d+(?:\.\d+)*)-([A-Za-z0-9][A-Za-z0-9_.-]{0,40})$/.exec(fm.planId) : null;
+  if (!m || refKey({ phase: m[1] as string, plan: '0' }) !== refKey({ phase, plan: '0' })) return undefined;
+  return { ref: { phase: m[1] as string, plan: m[2] as string }, id: fm.planId as string };
+}
+
 /** Every Markdown file under the planning folder (bounded depth; Heimdall's own folders skipped), sorted. */
 function markdownFiles(planningDir: string): string[] {
   const out: string[] = [];
@@ -338,6 +348,14 @@ export function loadGsdProject(dir: string): GsdProject {
       const fm = raw !== undefined ? parsePlan(raw) : undefined;
       const phase = fm?.phase ? /^(\d+(?:\.\d+)*)/.exec(fm.phase)?.[1] : undefined;
       const planNo = fm?.plan && /^\d+[a-z]?$/i.test(fm.plan) ? fm.plan : undefined;
+      const own = fm && phase ? idFromFrontmatter(fm, phase) : undefined;
+      if (raw !== undefined && own && !planNo && fm?.tasks) {
+        const phaseDir = rel.split('/').length >= 3 ? (rel.split('/')[rel.split('/').length - 2] as string) : '';
+        if (addPlan(own.ref, own.id, 'phase', raw, rel, phaseDir)) {
+          planFiles.push({ file: rel, id: own.id, status: 'imported', reason: `named oddly; its frontmatter plan_id names it ${own.id}` });
+        } else planFiles.push({ file: rel, status: 'skipped', reason: `plan ${own.id} is also ${plansByKey.get(keyOf(own.ref, 'phase'))?.file}` });
+        continue;
+      }
       if (raw !== undefined && phase && planNo && fm?.tasks) {
         const ref = { phase, plan: planNo };
         const phaseDir = rel.split('/').length >= 3 ? (rel.split('/')[rel.split('/').length - 2] as string) : '';
@@ -368,6 +386,16 @@ export function loadGsdProject(dir: string): GsdProject {
         found.ref = { phase: found.ref.phase, plan };
         found.id = id;
         found.note = `phase ${found.ref.phase} has another folder (${taken.phaseDir}): imported as ${id}`;
+      }
+    }
+    // Two files of one folder whose names give one number (`04.5-03-W0-PLAN.md`, `04.5-03-W1-PLAN.md`):
+    // the later is imported under the plan_id its frontmatter gives, when that is another id.
+    if (found.kind === 'plan' && found.planKind === 'phase' && plansByKey.has(keyOf(found.ref, 'phase'))) {
+      const own = idFromFrontmatter(parsePlan(raw), found.ref.phase);
+      if (own && !plansByKey.has(keyOf(own.ref, 'phase'))) {
+        found.note = `${found.id} is also ${plansByKey.get(keyOf(found.ref, 'phase'))?.file}: imported under its frontmatter plan_id, ${own.id}`;
+        found.ref = own.ref;
+        found.id = own.id;
       }
     }
     if (found.kind === 'plan') {
@@ -432,7 +460,9 @@ export function loadGsdProject(dir: string): GsdProject {
     const deps: string[] = [];
     for (const entry of p.parsed.dependsOn) {
       const ref = parseDependency(entry, p.phase);
-      const target = ref ? (plansByKey.get(refKey(ref)) ?? [...plansByKey.values()].find((q) => q.id === entry.trim())) : undefined;
+      // A plan's own id as written ("05-W0"; a quick task by its key, "260427-nz9"), then the numbers in the entry.
+      const all = [...plansByKey.values()];
+      const target = all.find((q) => q.id === entry.trim()) ?? all.find((q) => q.kind === 'quick' && q.id === `quick-${entry.trim()}`) ?? (ref ? plansByKey.get(refKey(ref)) : undefined);
       if (!target) {
         issues.push({ kind: 'unresolved_depends', file: p.file, detail: `depends_on ${JSON.stringify(entry)} names no plan in this tree; ignored` });
         continue;
