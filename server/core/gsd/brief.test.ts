@@ -38,6 +38,13 @@ describe('the REFS section', () => {
     expect(ctx).toEqual(['project files (read them in the repository): src/db.ts (the pool)']);
   });
 
+  it('names a planning document where it is, however the plan wrote it', () => {
+    const bare = refsLines([ref({ written: '06-VALIDATION.md', via: 'read_first', note: 'Wave 0', rel: 'phases/06-x/06-VALIDATION.md', resolution: 'units', units: ['06-VALIDATION#wave-0'] })], []);
+    expect(bare).toEqual(['to units: .planning/phases/06-x/06-VALIDATION.md > § 06-VALIDATION#wave-0']);
+    const root = refsLines([ref({ written: 'STATE.md', rel: 'STATE.md', resolution: 'read' }), ref({ written: '.planning/STATE.md', via: 'read_first', rel: 'STATE.md', resolution: 'read' })], []);
+    expect(root).toEqual(['read whole (below): .planning/STATE.md']);
+  });
+
   it('drops no path the plan wrote', () => {
     const text = lines.join('\n');
     for (const r of refs) {

@@ -130,10 +130,13 @@ export function refsLines(refs: RefResolution[], workflowRefs: string[]): string
     // A note is repeated only from a <context> @-line, which the brief drops; a <read_first> item or a
     // path in the prose stays in SPEC with its note beside it, so REFS names the path alone.
     const note = r.via === 'context' ? r.note : undefined;
-    if (r.resolution === 'read') add(0, r.written, note);
-    else if (r.resolution === 'units') add(1, r.written, note, r.units.map((u) => `§ ${u}`));
-    else if (r.resolution === 'capsule') add(2, r.written, note, r.capsule ? [r.capsule] : []);
-    else if (r.resolution === 'missing') add(3, r.written, note);
+    // A planning document is named where it is (`06-VALIDATION.md` beside the plan ->
+    // `.planning/phases/06-x/06-VALIDATION.md`), as the READ lines name it.
+    const at = r.rel !== undefined ? `.planning/${r.rel}` : r.written;
+    if (r.resolution === 'read') add(0, at, note);
+    else if (r.resolution === 'units') add(1, at, note, r.units.map((u) => `§ ${u}`));
+    else if (r.resolution === 'capsule') add(2, at, note, r.capsule ? [r.capsule] : []);
+    else if (r.resolution === 'missing') add(3, at, note);
     else if (isWorkflowPath(r.written)) add(5, workflowName(r.written));
     else add(4, r.written, note);
   }

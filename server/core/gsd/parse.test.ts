@@ -199,6 +199,23 @@ describe('dependencies, file names and paths', () => {
     expect(p.workflowRefs).toEqual([]);
   });
 
+  it('takes another document a read_first note sends the executor to for a read of its own (TemuDosen 06-06: "see STATE.md Todos")', () => {
+    const body = [
+      '<tasks><task><read_first>',
+      '    - .planning/phases/06-x/06-UI-SPEC.md (S-13 states; use the gated label, not line 180 — see STATE.md Todos)',
+      '    - src/setup.ts (the jsdom shim, per 06-VALIDATION.md Wave 0)',
+      '    - .planning/ROADMAP.md (Phase 6; the same file as .planning/ROADMAP.md)',
+      '</read_first><action>x</action></task></tasks>',
+    ].join('\n');
+    expect(parsePlan(`---\nwave: 1\n---\n${body}`).reads).toEqual([
+      { path: '.planning/phases/06-x/06-UI-SPEC.md', via: 'read_first', note: 'S-13 states; use the gated label, not line 180 — see STATE.md Todos' },
+      { path: 'STATE.md', via: 'read_first', note: 'Todos' },
+      { path: 'src/setup.ts', via: 'read_first', note: 'the jsdom shim, per 06-VALIDATION.md Wave 0' },
+      { path: '06-VALIDATION.md', via: 'read_first', note: 'Wave 0' },
+      { path: '.planning/ROADMAP.md', via: 'read_first', note: 'Phase 6; the same file as .planning/ROADMAP.md' },
+    ]);
+  });
+
   it('finds <task> and TDD <feature> elements in document order', () => {
     const body = '<feature><name>f</name></feature>\n<tasks>\n<task type="auto"><name>t</name></task>\n</tasks>';
     expect(taskElements(body).map((t) => t.slice(0, 8))).toEqual(['<feature', '<task ty']);

@@ -572,7 +572,16 @@ function readFirstItems(body: string): { path: string; note?: string }[] {
       const parts = /^\s*(?:[-*+]|\d+[.)])\s+/.test(line) ? [line] : splitTopLevel(line);
       for (const part of parts) {
         const item = readItem(part);
-        if (item) out.push(item);
+        if (!item) continue;
+        out.push(item);
+        // Another document the item's note sends the executor to ("06-UI-SPEC.md (... see STATE.md
+        // Todos)") is a read of its own, with what follows its name as its note.
+        for (const m of (item.note ?? '').matchAll(/(?:^|[\s`'"(@])((?:\.\/)?[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*\.md)\b`?([^;)]*)/g)) {
+          const p = cleanPath(m[1] as string);
+          if (!p || p === item.path) continue;
+          const note = (m[2] as string).replace(/^[\s:,—–-]+/, '').trim();
+          out.push(note ? { path: p, note } : { path: p });
+        }
       }
     }
   }
