@@ -246,6 +246,11 @@ type Found =
 
 const PLANNING_SKIP = new Set(['protocol', 'ledger', 'wire', 'capsules', 'node_modules', '.git']);
 
+/** Two phase (or plan) numbers are one, padding aside: `04.5` and `4.05`, `01` and `1`. */
+function sameNumber(a: string, b: string): boolean {
+  return refKey({ phase: a, plan: '0' }) === refKey({ phase: b, plan: '0' });
+}
+
 /** The phase number a phase folder's name starts with (`03-auth` -> `03`). */
 function dirPhase(dir: string): string | undefined {
   return /^(\d+(?:\.\d+)*)(?:[-_ ]|$)/.exec(dir)?.[1];
@@ -273,7 +278,7 @@ function classify(rel: string): Found | undefined {
     const bare = new RegExp(`^(?:(\\d+(?:\\.\\d+)*)-)?${kind === 'plan' ? 'PLAN' : 'SUMMARY'}\\.md$`, 'i').exec(name);
     const folder = dirPhase(phaseDir);
     // `01-PLAN.md` in `02-settings-ui/` is plan 01 of phase 02; in `01-core/` it is phase 01's plan.
-    if (bare?.[1] && folder && parts.length >= 3 && refKey({ phase: bare[1], plan: '0' }) !== refKey({ phase: folder, plan: '0' }) && !bare[1].includes('.')) {
+    if (bare?.[1] && folder && parts.length >= 3 && !sameNumber(bare[1], folder) && !bare[1].includes('.')) {
       const id = `${folder}-${bare[1]}`;
       return { kind, ref: { phase: folder, plan: bare[1] }, id, planKind: 'phase', phaseDir, note: `${name} in ${phaseDir}: plan ${bare[1]} of phase ${folder}, imported as ${id}` };
     }
@@ -304,7 +309,7 @@ function classify(rel: string): Found | undefined {
  */
 function idFromFrontmatter(fm: ParsedPlan, phase: string): { ref: PlanRef; id: string } | undefined {
   const m = fm.planId ? /^(\d+(?:\.\d+)*)-([A-Za-z0-9][A-Za-z0-9_.-]{0,40})$/.exec(fm.planId) : null;
-  if (!m || refKey({ phase: m[1] as string, plan: '0' }) !== refKey({ phase, plan: '0' })) return undefined;
+  if (!m || !sameNumber(m[1] as string, phase)) return undefined;
   return { ref: { phase: m[1] as string, plan: m[2] as string }, id: fm.planId as string };
 }
 
@@ -344,24 +349,23 @@ export function loadGsdProject(dir: string): GsdProject {
     if (!found) continue;
     if (found.kind === 'not-plan') {
       const raw = readSafe(path.join(planningDir, rel)).text;
-      // A file named oddly but written as a GSD plan (frontmatter phase and plan) is still a plan.
+      // A file named oddly but written as a GSD plan (frontmatter phase and plan, or a plan_id that
+      // begins with its phase) is still a plan.
       const fm = raw !== undefined ? parsePlan(raw) : undefined;
       const phase = fm?.phase ? /^(\d+(?:\.\d+)*)/.exec(fm.phase)?.[1] : undefined;
       const planNo = fm?.plan && /^\d+[a-z]?$/i.test(fm.plan) ? fm.plan : undefined;
-      const own = fm && phase ? idFromFrontmatter(fm, phase) : undefined;
-      if (raw !== undefined && own && !planNo && fm?.tasks) {
+      const own = fm && phase && !planNo ? idFromFrontmatter(fm, phase) : undefined;
+      const named =
+        phase && planNo
+          ? { ref: { phase, plan: planNo }, id: `${phase}-${planNo}`, why: 'named oddly; its frontmatter names phase and plan' }
+          : own
+            ? { ...own, why: `named oddly; its frontmatter plan_id names it ${own.id}` }
+            : undefined;
+      if (raw !== undefined && named && fm?.tasks) {
         const phaseDir = rel.split('/').length >= 3 ? (rel.split('/')[rel.split('/').length - 2] as string) : '';
-        if (addPlan(own.ref, own.id, 'phase', raw, rel, phaseDir)) {
-          planFiles.push({ file: rel, id: own.id, status: 'imported', reason: `named oddly; its frontmatter plan_id names it ${own.id}` });
-        } else planFiles.push({ file: rel, status: 'skipped', reason: `plan ${own.id} is also ${plansByKey.get(keyOf(own.ref, 'phase'))?.file}` });
-        continue;
-      }
-      if (raw !== undefined && phase && planNo && fm?.tasks) {
-        const ref = { phase, plan: planNo };
-        const phaseDir = rel.split('/').length >= 3 ? (rel.split('/')[rel.split('/').length - 2] as string) : '';
-        if (addPlan(ref, `${phase}-${planNo}`, 'phase', raw, rel, phaseDir)) {
-          planFiles.push({ file: rel, id: `${phase}-${planNo}`, status: 'imported', reason: 'named oddly; its frontmatter names phase and plan' });
-        } else planFiles.push({ file: rel, status: 'skipped', reason: `plan ${phase}-${planNo} is also ${plansByKey.get(keyOf(ref, 'phase'))?.file}` });
+        if (addPlan(named.ref, named.id, 'phase', raw, rel, phaseDir)) {
+          planFiles.push({ file: rel, id: named.id, status: 'imported', reason: named.why });
+        } else planFiles.push({ file: rel, status: 'skipped', reason: `plan ${named.id} is also ${plansByKey.get(keyOf(named.ref, 'phase'))?.file}` });
         continue;
       }
       planFiles.push({ file: rel, status: 'skipped', reason: found.reason });
@@ -440,7 +444,7 @@ export function loadGsdProject(dir: string): GsdProject {
         if (v === undefined) continue;
         const mine = k === 'phase' ? ref.phase : ref.plan;
         const theirs = k === 'phase' ? (/^(\d+(?:\.\d+)*)/.exec(v)?.[1] ?? v) : v;
-        if (/^\d+(?:\.\d+)*[a-z]?$/i.test(theirs) && /^\d/.test(mine) && refKey({ phase: theirs, plan: '0' }) !== refKey({ phase: mine, plan: '0' })) {
+        if (/^\d+(?:\.\d+)*[a-z]?$/i.test(theirs) && /^\d/.test(mine) && !sameNumber(theirs, mine)) {
           issues.push({ kind: 'frontmatter_mismatch', file, detail: `frontmatter says ${k} ${v}, the file name says ${mine}; the file name wins` });
         }
       }
@@ -456,13 +460,18 @@ export function loadGsdProject(dir: string): GsdProject {
   }
 
   // Dependencies: resolve against the plans that exist (padding-insensitive).
+  // A plan's own id as written ("05-W0"; a quick task by its key, "260427-nz9"), then the numbers in the entry.
+  const byId = new Map<string, GsdPlan>();
+  for (const q of plansByKey.values()) if (!byId.has(q.id)) byId.set(q.id, q);
+  const quick = (key: string) => {
+    const q = byId.get(`quick-${key}`);
+    return q?.kind === 'quick' ? q : undefined;
+  };
   for (const p of plansByKey.values()) {
     const deps: string[] = [];
     for (const entry of p.parsed.dependsOn) {
       const ref = parseDependency(entry, p.phase);
-      // A plan's own id as written ("05-W0"; a quick task by its key, "260427-nz9"), then the numbers in the entry.
-      const all = [...plansByKey.values()];
-      const target = all.find((q) => q.id === entry.trim()) ?? all.find((q) => q.kind === 'quick' && q.id === `quick-${entry.trim()}`) ?? (ref ? plansByKey.get(refKey(ref)) : undefined);
+      const target = byId.get(entry.trim()) ?? quick(entry.trim()) ?? (ref ? plansByKey.get(refKey(ref)) : undefined);
       if (!target) {
         issues.push({ kind: 'unresolved_depends', file: p.file, detail: `depends_on ${JSON.stringify(entry)} names no plan in this tree; ignored` });
         continue;
