@@ -269,6 +269,42 @@ describe('import gsd on odd trees', () => {
     expect(p.issues.filter((i) => i.kind === 'duplicate_plan')).toEqual([]);
   });
 
+  it('imports NN-PLAN.md in its own phase folder as plan NN when its frontmatter or its numbered siblings say so (idnms 01-PLAN.md, 02-PLAN.md, depends_on [01])', () => {
+    const planning = path.join(copyTestdata(), '.planning');
+    const put = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(planning, rel)), { recursive: true });
+      fs.writeFileSync(path.join(planning, rel), text);
+    };
+    const plan = (fm: string, title: string) => `---\n${fm}\n---\n<tasks><task><action>${title}</action></task></tasks>\n`;
+    // Numbered siblings: 01-PLAN.md beside 02-PLAN.md is plan 01, even without a plan: key.
+    put('phases/07-core/07-PLAN.md', plan('wave: 1', 'Types.'));
+    put('phases/07-core/08-PLAN.md', plan('wave: 2\ndepends_on: [07]', 'Parser.'));
+    put('phases/07-core/07-SUMMARY.md', '# 07 summary\n\nTypes done.\n');
+    // Frontmatter alone: plan: 01 in phase 09's folder, no siblings.
+    put('phases/09-solo/09-PLAN.md', plan('phase: 09-solo\nplan: 09\nwave: 1', 'Solo.'));
+    // Neither: the phase's one plan, as before.
+    put('phases/10-alone/10-PLAN.md', plan('wave: 1', 'Alone.'));
+    // The phase-named summary of a numbering folder belongs to the plan its frontmatter names (idnms 03-SUMMARY.md).
+    put('phases/11-viz/01-PLAN.md', plan('wave: 1', 'Chart.'));
+    put('phases/12-base/01-PLAN.md', plan('phase: 12-base\nplan: 01\nwave: 1', 'Scaffold.'));
+    put('phases/12-base/02-PLAN.md', plan('wave: 2\ndepends_on: [01-PLAN]', 'Store.'));
+    put('phases/12-base/03-PLAN.md', plan('wave: 3\ndepends_on: [01-PLAN, 02-PLAN.md]', 'Config.'));
+    put('phases/11-viz/11-SUMMARY.md', '---\nphase: 11\nplan: 01\n---\n# Phase 11 summary\n\nChart done.\n');
+    const p = loadGsdProject(planning);
+    const byFile = (f: string) => p.planFiles.find((x) => x.file === f);
+    expect(byFile('phases/07-core/07-PLAN.md')).toMatchObject({ status: 'imported', id: '07-07', reason: expect.stringMatching(/plan 07 of phase 07/) });
+    expect(byFile('phases/07-core/08-PLAN.md')).toMatchObject({ status: 'imported', id: '07-08' });
+    expect(byFile('phases/09-solo/09-PLAN.md')).toMatchObject({ status: 'imported', id: '09-09' });
+    expect(byFile('phases/10-alone/10-PLAN.md')).toMatchObject({ status: 'imported', id: '10-plan' });
+    const plans = new Map(p.plans.map((x) => [x.id, x]));
+    expect(plans.get('07-08')?.depends).toEqual(['07-07']);
+    expect(plans.get('07-07')?.summary?.file).toBe('phases/07-core/07-SUMMARY.md');
+    expect(plans.get('11-01')?.summary?.file).toBe('phases/11-viz/11-SUMMARY.md');
+    // depends_on naming a plan file of the folder (ai-ext `[01-PLAN, 02-PLAN]`).
+    expect(plans.get('12-03')?.depends).toEqual(['12-01', '12-02']);
+    expect(p.issues.filter((i) => i.kind === 'unresolved_depends' || i.kind === 'summary_without_plan')).toEqual([]);
+  });
+
   it('imports plans its name cannot number under their frontmatter plan_id (codenexus 05-W1, 04.5-03-W1), with their dependencies', () => {
     const planning = path.join(copyTestdata(), '.planning');
     const put = (rel: string, text: string) => {

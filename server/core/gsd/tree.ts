@@ -241,7 +241,7 @@ export function contextFiles(project: Pick<GsdProject, 'planningDir'>, refs: str
 }
 
 type Found =
-  | { kind: 'plan' | 'summary'; ref: PlanRef; id: string; planKind: 'phase' | 'quick'; phaseDir: string; note?: string }
+  | { kind: 'plan' | 'summary'; ref: PlanRef; id: string; planKind: 'phase' | 'quick'; phaseDir: string; note?: string; ownNumber?: string }
   | { kind: 'not-plan'; reason: string };
 
 const PLANNING_SKIP = new Set(['protocol', 'ledger', 'wire', 'capsules', 'node_modules', '.git']);
@@ -284,7 +284,9 @@ function classify(rel: string): Found | undefined {
     }
     const phase = bare ? (bare[1] ?? folder) : undefined;
     if (bare && phase && parts.length >= 3) {
-      return { kind, ref: { phase, plan: 'plan' }, id: `${phase}-plan`, planKind: 'phase', phaseDir, note: `a bare ${name} in ${phaseDir}: imported as plan ${phase}-plan` };
+      // `01-PLAN.md` in `01-core/`: the phase's plan, unless its folder numbers plans (see loadGsdProject).
+      const ownNumber = bare[1] && folder && !bare[1].includes('.') ? bare[1] : undefined;
+      return { kind, ref: { phase, plan: 'plan' }, id: `${phase}-plan`, planKind: 'phase', phaseDir, note: `a bare ${name} in ${phaseDir}: imported as plan ${phase}-plan`, ...(ownNumber ? { ownNumber } : {}) };
     }
   }
   if (kind && inQuick) {
@@ -311,6 +313,28 @@ function idFromFrontmatter(fm: ParsedPlan, phase: string): { ref: PlanRef; id: s
   const m = fm.planId ? /^(\d+(?:\.\d+)*)-([A-Za-z0-9][A-Za-z0-9_.-]{0,40})$/.exec(fm.planId) : null;
   if (!m || !sameNumber(m[1] as string, phase)) return undefined;
   return { ref: { phase: m[1] as string, plan: m[2] as string }, id: fm.planId as string };
+}
+
+/**
+ * Phase folders whose `NN-PLAN.md` files number plans, not phases: a folder holding a `MM-PLAN.md`
+ * whose MM is not the folder's phase (`01-core/02-PLAN.md`), or whose `NN-PLAN.md` says `plan: NN`
+ * in its frontmatter. In any other folder, `01-PLAN.md` in `01-core/` is the phase's one plan.
+ */
+function numberingFolders(planningDir: string, files: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const rel of files) {
+    const parts = rel.split('/');
+    const m = /^(\d+)-PLAN\.md$/i.exec(parts[parts.length - 1] as string);
+    const folder = parts.length >= 3 ? dirPhase(parts[parts.length - 2] as string) : undefined;
+    if (!m || !folder) continue;
+    const own = sameNumber(m[1] as string, folder);
+    if (!own) out.add(path.posix.dirname(rel));
+    else {
+      const said = parsePlan(readSafe(path.join(planningDir, rel)).text ?? '').plan;
+      if (said !== undefined && /^\d+$/.test(said) && sameNumber(said, m[1] as string)) out.add(path.posix.dirname(rel));
+    }
+  }
+  return out;
 }
 
 /** Every Markdown file under the planning folder (bounded depth; Heimdall's own folders skipped), sorted. */
@@ -344,7 +368,9 @@ export function loadGsdProject(dir: string): GsdProject {
 
   const keyOf = (ref: PlanRef, kind: 'phase' | 'quick') => (kind === 'quick' ? `quick:${ref.plan.toLowerCase()}` : refKey(ref));
 
-  for (const rel of markdownFiles(planningDir)) {
+  const files = markdownFiles(planningDir);
+  const numbered = numberingFolders(planningDir, files);
+  for (const rel of files) {
     const found = classify(rel);
     if (!found) continue;
     if (found.kind === 'not-plan') {
@@ -379,6 +405,15 @@ export function loadGsdProject(dir: string): GsdProject {
         issues.push({ kind: 'ignored_file', file: rel, detail: `cannot be read: ${why}` });
       }
       continue;
+    }
+    // `01-PLAN.md` in `01-core/` beside `02-PLAN.md` (or saying `plan: 01`) is plan 01 of phase 01;
+    // `03-SUMMARY.md` there is the summary of the plan its frontmatter names, else of plan 03.
+    if (found.ownNumber && numbered.has(path.posix.dirname(rel))) {
+      const said = found.kind === 'summary' ? parsePlan(raw).plan : undefined;
+      const plan = said !== undefined && /^\d+[a-z]?$/i.test(said) ? said : found.ownNumber;
+      found.ref = { phase: found.ref.phase, plan };
+      found.id = `${found.ref.phase}-${plan}`;
+      found.note = `${rel.slice(rel.lastIndexOf('/') + 1)} in ${found.phaseDir}, a folder that numbers its plans: plan ${plan} of phase ${found.ref.phase}, imported as ${found.id}`;
     }
     // Two phase folders with one number (`04-state-refactoring/04-PLAN.md`, `04-touch-events/PLAN.md`,
     // left by a renumbered milestone): the later folder's plan and summary are named after their folder.
@@ -467,11 +502,19 @@ export function loadGsdProject(dir: string): GsdProject {
     const q = byId.get(`quick-${key}`);
     return q?.kind === 'quick' ? q : undefined;
   };
+  // A plan file of the same folder, named as written (`01-PLAN`, `02-PLAN.md`).
+  const byFileName = new Map<string, GsdPlan>();
+  for (const q of plansByKey.values()) byFileName.set(q.file.toLowerCase(), q);
+  const sibling = (p: GsdPlan, entry: string) => {
+    const name = entry.trim().replace(/^.*\//, '').toLowerCase();
+    if (!/plan(\.md)?$/.test(name)) return undefined;
+    return byFileName.get(`${path.posix.dirname(p.file)}/${name.endsWith('.md') ? name : `${name}.md`}`.toLowerCase());
+  };
   for (const p of plansByKey.values()) {
     const deps: string[] = [];
     for (const entry of p.parsed.dependsOn) {
       const ref = parseDependency(entry, p.phase);
-      const target = byId.get(entry.trim()) ?? quick(entry.trim()) ?? (ref ? plansByKey.get(refKey(ref)) : undefined);
+      const target = byId.get(entry.trim()) ?? quick(entry.trim()) ?? sibling(p, entry) ?? (ref ? plansByKey.get(refKey(ref)) : undefined);
       if (!target) {
         issues.push({ kind: 'unresolved_depends', file: p.file, detail: `depends_on ${JSON.stringify(entry)} names no plan in this tree; ignored` });
         continue;
