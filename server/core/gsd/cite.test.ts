@@ -170,4 +170,33 @@ describe('what a plan references', () => {
     const b = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-CONTEXT.md (D-02 decision; rate limits)\n</read_first><action>x</action></task></tasks>\n');
     expect(ids(b)).toEqual(['01-CONTEXT#D-02', '01-CONTEXT#area-a']);
   });
+
+  it('takes a numbered item the document has no heading for ("open question 2") for the section holding the list (j16z 01-02)', () => {
+    const research = [
+      '# Phase 3: Sync - Research',
+      '',
+      '## Pitfalls',
+      '',
+      '1. **Clock skew** between devices.',
+      '2. **Lost acks** on reconnect.',
+      '',
+      '## Open Questions',
+      '',
+      '1. **Hosting** for the worker.',
+      '2. **RLS on the API side** as well as in the database.',
+      '',
+      '## Sources',
+      '',
+      '- the vendor docs',
+      '',
+    ].join('\n');
+    const plan = (s: string) => `---\nwave: 1\n---\n<context>\n@.planning/phases/03-sync/03-RESEARCH.md\n</context>\n<tasks><task><action>${s}</action></task></tasks>\n`;
+    const extra = { 'phases/03-sync/03-RESEARCH.md': research };
+    const cited = (s: string) => ids(analyse(plan(s), 'phases/03-sync/03-01-PLAN.md', extra));
+    expect(cited('Defense in depth per RESEARCH.md open question 2: scope every query.')).toEqual(['03-RESEARCH#open-questions']);
+    expect(cited('Guard against lost acks (RESEARCH.md pitfall 2).')).toEqual(['03-RESEARCH#pitfalls']);
+    // A label with a heading of its own still names only that heading.
+    const own = ids(analyse('<tasks><task><action>Avoid RESEARCH.md Pitfall 2.</action></task></tasks>\n'));
+    expect(own).toEqual(['01-RESEARCH#pitfall-2']);
+  });
 });

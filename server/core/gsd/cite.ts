@@ -246,6 +246,15 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
     }
     if (h.title && h.title.every((w) => clauseWords.has(w))) titled.push(h.unit);
   }
+  // A label no heading of the document carries ("open question 2", "pitfall 7" where the items are a
+  // numbered list) names the section whose title holds its word: "Open Questions", "Pitfalls".
+  const unheaded = [...labelled.keys()].filter((w) => !handles.some((h) => h.label?.word === w && hits.includes(h.unit)));
+  if (unheaded.length) {
+    const loose = new Set([...clauseWords, ...unheaded]);
+    for (const h of handles) {
+      if (h.title && h.title.some((w) => unheaded.includes(w)) && h.title.every((w) => loose.has(w)) && !titled.includes(h.unit) && !hits.includes(h.unit)) titled.push(h.unit);
+    }
+  }
   // "Area D: locked decisions" names the Locked decisions of Area D, not those of every area: a
   // title the document repeats is taken inside the labelled sections the clause names, if any.
   // A note beside a read is a list of section names, often shortened ("minimal test pattern" for
