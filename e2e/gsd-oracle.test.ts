@@ -163,6 +163,22 @@ describe('an independent count of what each plan cites', () => {
     expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'lines', what: expect.stringMatching(/01-RESEARCH\.md lines 3-6: 1 of them, first "Retry twice, then fail\."/) }]);
   });
 
+  it('reports a brief missing a numbered section the plan names in prose beside a document, or the list holding it', () => {
+    const research = '# Research\n\n### Pitfall 1: Clock skew\n\nUse server time.\n\n## Open Questions\n\n1. **Hosting**\n2. **RLS on the API too**\n';
+    const run = handTree('numbered', 'phases/01-sync/01-01-PLAN.md', {
+      'phases/01-sync/01-RESEARCH.md': research,
+      'phases/01-sync/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><action>Per RESEARCH.md pitfall 1, use server time. Scope queries (Open Question 2 from RESEARCH.md).</action></task></tasks>\n',
+    });
+    const head = 'TASK 01-01\nPer RESEARCH.md pitfall 1, use server time. Scope queries (Open Question 2 from RESEARCH.md).\n';
+    const ok = run(`${head}### Pitfall 1: Clock skew\n\nUse server time.\n## Open Questions\n\n1. **Hosting**\n2. **RLS on the API too**\n`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts.sections).toBe(2);
+    const bad = run(`${head}### Pitfall 1: Clock skew\n\nUse server time.\n`);
+    expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: 'RESEARCH.md Question 2' }]);
+    // Read whole, nothing more is asked.
+    expect(run(`${head}READ .planning/phases/01-sync/01-RESEARCH.md\n${research}`).misses).toEqual([]);
+  });
+
   it('refuses input that is not a bench report, saying what it expected', () => {
     const empty = path.join(dir, 'empty.json');
     fs.writeFileSync(empty, '');

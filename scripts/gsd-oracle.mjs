@@ -17,6 +17,10 @@
  *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief, and
  *    every heading a `§Name` beside it begins must be in the brief, and every non-blank line of the
  *    line numbers it names (`lines 320–430`);
+ *  - numbered sections named in prose beside a planning document (`RESEARCH.md Pattern 3`, `per
+ *    RESEARCH.md pitfall 5`, `Open Question 2 from RESEARCH.md`): the heading that starts with that
+ *    name must be in the brief, or, when no heading does (a numbered list), one heading holding the
+ *    word (`## Open Questions`), unless the document is read whole;
  *  - line numbers written in prose right after a planning document's name (`06-RESEARCH.md line
  *    421`): every non-blank line of them, unless the document is read whole;
  *  - task lines: every non-empty line of `<action>`, `<verify>`, `<done>` and
@@ -192,6 +196,47 @@ function check(bench, out) {
       const abs = path.join(t.planning, rel);
       if (!abs.startsWith(t.planning) || !fs.existsSync(abs) || brief.includes(`READ .planning/${rel}\n`)) continue;
       checkLines(abs, written, pm[2]);
+    }
+
+    // Numbered sections named in prose beside a document (`RESEARCH.md Pattern 3`, `per RESEARCH.md
+    // pitfall 5`, `Open Question 2 from RESEARCH.md`): the heading starting with that name must be in
+    // the brief; with no such heading (the items are a numbered list), a heading holding the word.
+    const docFile = (written) => {
+      const w = written.replace(/^\.\//, '');
+      if (w.includes('/')) return relOf(w);
+      const here = (() => {
+        try {
+          return fs.readdirSync(path.join(t.planning, planDir));
+        } catch {
+          return [];
+        }
+      })().filter((f) => f === w || f.toLowerCase().endsWith(`-${w.toLowerCase()}`));
+      if (here.length === 1) return `${planDir}/${here[0]}`;
+      return fs.existsSync(path.join(t.planning, w)) ? w : undefined;
+    };
+    const named = [];
+    const prose = withoutBlock(text, 'read_first');
+    for (const m of prose.matchAll(/(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.md)`?\)?:?\*{0,2}\s+(?:[A-Za-z]{3,20}\s+){0,2}?([A-Za-z]{4,20})\s*#?(\d{1,3})\b/g)) named.push([m[1], m[2], m[3]]);
+    for (const m of prose.matchAll(/\b([A-Za-z]{4,20})\s*#?(\d{1,3})\s+(?:from|in|of)\s+(?:the\s+)?`?((?:[\w.-]+\/)*[\w.-]+\.md)\b/g)) named.push([m[3], m[1], m[2]]);
+    const sectionsSeen = new Set();
+    for (const [written, word, n] of named) {
+      if (/^lines?$/i.test(word)) continue;
+      const rel = docFile(written);
+      const abs = rel && path.join(t.planning, rel);
+      if (!abs || !abs.startsWith(t.planning) || !fs.existsSync(abs) || brief.includes(`READ .planning/${rel}\n`)) continue;
+      const key = `${rel}:${word.toLowerCase()}:${Number(n)}`;
+      if (sectionsSeen.has(key)) continue;
+      sectionsSeen.add(key);
+      const heads = norm(fs.readFileSync(abs, 'utf8'))
+        .split('\n')
+        .filter((l) => /^#{1,6}\s/.test(l));
+      const bare = (h) => h.replace(/^#{1,6}\s+/, '').replace(/[*_`]/g, '').trim().toLowerCase();
+      const w = word.toLowerCase();
+      let hit = heads.filter((h) => new RegExp(`^${w}\\s*#?0*${Number(n)}(?![0-9])`).test(bare(h)));
+      if (hit.length === 0) hit = heads.filter((h) => bare(h).split(/[^a-z]+/).some((x) => x === w || x === `${w}s` || x === `${w}es`));
+      if (hit.length === 0) continue;
+      counts.sections++;
+      if (!hit.some((h) => has(h))) miss('section', `${written} ${word} ${n}`);
     }
 
     // Task lines.
