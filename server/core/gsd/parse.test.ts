@@ -199,6 +199,20 @@ describe('dependencies, file names and paths', () => {
     expect(p.workflowRefs).toEqual([]);
   });
 
+  it('takes no package name or import alias in prose for a file to read (j16z "@slack/webhook", "@/lib/api"; idnms "@testing-library/react")', () => {
+    const body = [
+      '<tasks><task>',
+      '<action>Install @testing-library/react and `@types/node`. Import useQuery from "@convex-dev/react" and api from "@/lib/api".',
+      'Read @src/lib/api.ts, the helpers in @src/lib/ and @.planning/research/STACK.</action>',
+      '</task></tasks>',
+    ].join('\n');
+    expect(parsePlan(`---\nwave: 1\n---\n${body}`).reads).toEqual([
+      { path: 'src/lib/api.ts', via: 'inline' },
+      { path: 'src/lib/', via: 'inline' },
+      { path: '.planning/research/STACK', via: 'inline' },
+    ]);
+  });
+
   it('takes another document a read_first note sends the executor to for a read of its own (TemuDosen 06-06: "see STATE.md Todos")', () => {
     const body = [
       '<tasks><task><read_first>',

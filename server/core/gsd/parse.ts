@@ -603,7 +603,9 @@ function inlineRefs(body: string): { path: string; note?: string }[] {
     const bare = line.replace(/`[^`]*`/g, (c) => (/^`@/.test(c) ? c.slice(1, -1) : ' '));
     for (const m of bare.matchAll(/(?:^|[\s(\['"])@((?:\.{1,2}\/|~\/|\/)?[A-Za-z0-9_.-]+\/[^\s`'"<>()[\],]*)/g)) {
       const p = cleanPath((m[1] as string).replace(/[.:;]+$/, ''));
-      if (p) out.push({ path: p });
+      // A file (`@src/api.ts`), a folder (`@src/lib/`) or a planning document; not a package name or
+      // an import alias written in prose (`@slack/webhook`, `"@/lib/api"`), which names no file.
+      if (p && (/\.[A-Za-z0-9]{1,8}$/.test(p) || p.endsWith('/') || p.startsWith('.planning/'))) out.push({ path: p });
     }
   }
   return out;
