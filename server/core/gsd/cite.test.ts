@@ -199,4 +199,15 @@ describe('what a plan references', () => {
     const own = ids(analyse('<tasks><task><action>Avoid RESEARCH.md Pitfall 2.</action></task></tasks>\n'));
     expect(own).toEqual(['01-RESEARCH#pitfall-2']);
   });
+
+  it('ends a clause after a document\'s name with its sentence or its parenthesis (j16z 04-02: "per RESEARCH.md pitfall 5). Update ... metadata")', () => {
+    const research = '# Phase 3: Sync - Research\n\n### Pitfall 5: Weekend canary\n\nTwo zero polls first.\n\n## Metadata\n\nResearch date: today.\n\n## Sources\n\n- docs\n';
+    const plan = (s: string) => `---\nwave: 1\n---\n<context>\n@.planning/phases/03-sync/03-RESEARCH.md\n</context>\n<tasks><task><action>${s}</action></task></tasks>\n`;
+    const extra = { 'phases/03-sync/03-RESEARCH.md': research };
+    const cited = (s: string) => ids(analyse(plan(s), 'phases/03-sync/03-01-PLAN.md', extra));
+    expect(cited('Keep the streak (avoids weekend alerts per RESEARCH.md pitfall 5). Update the metadata streak count.')).toEqual(['03-RESEARCH#pitfall-5']);
+    expect(cited('Follow RESEARCH.md pitfall 5. Then store sources in the metadata column.')).toEqual(['03-RESEARCH#pitfall-5']);
+    // Within one sentence a list still names every section: "RESEARCH.md (Pitfall 5), Metadata and Sources".
+    expect(cited('Read RESEARCH.md (Pitfall 5), Metadata and Sources first.')).toEqual(['03-RESEARCH#pitfall-5', '03-RESEARCH#metadata', '03-RESEARCH#sources']);
+  });
 });

@@ -273,6 +273,22 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
   return [...hits, ...titled.filter((u) => !(hits.length && repeated(u)) || inside(u))];
 }
 
+/**
+ * What follows a document's name, up to the end of its sentence (a full stop before a capital) or
+ * of the parenthesis the name sits in ("(... per RESEARCH.md pitfall 5). Update the metadata" names
+ * Pitfall 5, not the Metadata section).
+ */
+function sentenceOf(after: string): string {
+  let depth = 0;
+  for (let i = 0; i < after.length; i++) {
+    const c = after[i];
+    if (c === '(') depth++;
+    else if (c === ')' && --depth < 0) return after.slice(0, i);
+    else if ((c === '.' || c === '!' || c === '?') && /^\s+[*_`"“]*[A-Z]/.test(after.slice(i + 1)) && depth === 0) return after.slice(0, i);
+  }
+  return after;
+}
+
 /** The first word of a section's name: its label's word ("pitfall" of "Pitfall 3") or its title's. */
 function leadWord(u: PlacedUnit): string | undefined {
   return words(u.label ?? u.title)[0];
@@ -397,7 +413,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
         const before = text.slice(Math.max(bol, at - 40), at);
         const sectionFirst = /\b(?:from|in|of)\s+(?:the\s+)?$/i.test(before);
         if (named) {
-          clauses.push({ text: sectionFirst ? `${before} ${after}` : after });
+          clauses.push({ text: sectionFirst ? `${before} ${after}` : sentenceOf(after) });
           continue;
         }
         // A prose word names the document only with a section at once beside it ("research Pattern
