@@ -194,6 +194,7 @@ describe('import gsd on odd trees', () => {
     expect(kinds('unresolved_depends')).toEqual(['01-05-PLAN.md']);
     expect(kinds('dependency_cycle')).toHaveLength(1);
     expect(kinds('summary_without_plan')).toEqual(['01-09-SUMMARY.md']);
+    expect(report.issues.find((i) => i.kind === 'summary_without_plan')?.detail).toMatch(/^no plan 01-09 in the tree \(its plan would be phases\/01-core\/01-09-PLAN\.md\)/);
     expect(kinds('ignored_file')).toEqual(['NOTES-PLAN.md']);
     expect(report.issues.find((i) => i.kind === 'bad_frontmatter')?.detail).toMatch(/nothing taken from depends_on, bad/);
 

@@ -533,7 +533,7 @@ export function loadGsdProject(dir: string): GsdProject {
   for (const [key, s] of summariesByKey) {
     const p = plansByKey.get(key);
     if (p) p.summary = s;
-    else issues.push({ kind: 'summary_without_plan', file: s.file, detail: `no ${s.id}-PLAN.md beside it: imported as a finished task with no plan` });
+    else issues.push({ kind: 'summary_without_plan', file: s.file, detail: `no plan ${s.id} in the tree (its plan would be ${s.file.replace(/SUMMARY(\.md)$/i, 'PLAN$1')}): imported as a finished task with no plan` });
   }
   const project: GsdProject = {
     planningDir,
