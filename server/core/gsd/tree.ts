@@ -516,6 +516,12 @@ export function loadGsdProject(dir: string): GsdProject {
       const ref = parseDependency(entry, p.phase);
       const target = byId.get(entry.trim()) ?? quick(entry.trim()) ?? sibling(p, entry) ?? (ref ? plansByKey.get(refKey(ref)) : undefined);
       if (!target) {
+        // A finished task whose PLAN is gone but whose SUMMARY is here: the dependency stands (its capsule is carried).
+        const finished = ref && !plansByKey.has(refKey(ref)) ? summariesByKey.get(refKey(ref)) : undefined;
+        if (finished && finished.kind === 'phase') {
+          if (!deps.includes(finished.id)) deps.push(finished.id);
+          continue;
+        }
         issues.push({ kind: 'unresolved_depends', file: p.file, detail: `depends_on ${JSON.stringify(entry)} names no plan in this tree; ignored` });
         continue;
       }
