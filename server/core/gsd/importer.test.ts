@@ -16,6 +16,17 @@ import { loadGsdProject } from './tree.js';
 const ctxAt = (planning: string) => makeCtx(planning, { clock: fixedClock(Date.parse('2026-06-11T12:00:00Z')), ids: sequentialIds('t') });
 const readTasks = (ctx: ReturnType<typeof ctxAt>) => JSON.parse(fs.readFileSync(tasksFilePath(ctx), 'utf8')) as TasksFile;
 
+/** The odd testdata tree: its .planning folder, `put` to add a file to it, `plan` for a minimal plan. */
+function oddPlanning() {
+  const planning = path.join(copyTestdata(), '.planning');
+  const put = (rel: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(planning, rel)), { recursive: true });
+    fs.writeFileSync(path.join(planning, rel), text);
+  };
+  const plan = (fm: string, action: string) => `---\n${fm}\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;
+  return { planning, put, plan };
+}
+
 describe('import gsd on the real fixtures', () => {
   const expected: Record<string, { plans: number; summaries: number; found: number }> = {
     '001TMF__HYDRA': { plans: 31, summaries: 31, found: 32 },
@@ -247,16 +258,11 @@ describe('import gsd on odd trees', () => {
   });
 
   it('imports NN-PLAN.md in another phase\'s folder as that phase\'s plan NN, and a second folder of one phase number under its folder\'s name', () => {
-    const planning = path.join(copyTestdata(), '.planning');
-    const put = (rel: string, text: string) => {
-      fs.mkdirSync(path.dirname(path.join(planning, rel)), { recursive: true });
-      fs.writeFileSync(path.join(planning, rel), text);
-    };
-    const plan = (title: string) => `---\nwave: 1\n---\n<tasks><task><action>${title}</action></task></tasks>\n`;
-    put('phases/05-settings-ui/01-PLAN.md', plan('Settings form.'));
+    const { planning, put, plan } = oddPlanning();
+    put('phases/05-settings-ui/01-PLAN.md', plan('wave: 1', 'Settings form.'));
     put('phases/05-settings-ui/01-SUMMARY.md', '# 01 summary\n\nBuilt the settings form.\n');
-    put('phases/06-state/06-PLAN.md', plan('State hook.'));
-    put('phases/06-touch-events/PLAN.md', plan('Touch events.'));
+    put('phases/06-state/06-PLAN.md', plan('wave: 1', 'State hook.'));
+    put('phases/06-touch-events/PLAN.md', plan('wave: 1', 'Touch events.'));
     put('phases/06-touch-events/SUMMARY.md', '# Touch summary\n\nTouch events work.\n');
     const p = loadGsdProject(planning);
     const byFile = (f: string) => p.planFiles.find((x) => x.file === f);
@@ -271,12 +277,7 @@ describe('import gsd on odd trees', () => {
   });
 
   it('imports NN-PLAN.md in its own phase folder as plan NN when its frontmatter or its numbered siblings say so (idnms 01-PLAN.md, 02-PLAN.md, depends_on [01])', () => {
-    const planning = path.join(copyTestdata(), '.planning');
-    const put = (rel: string, text: string) => {
-      fs.mkdirSync(path.dirname(path.join(planning, rel)), { recursive: true });
-      fs.writeFileSync(path.join(planning, rel), text);
-    };
-    const plan = (fm: string, title: string) => `---\n${fm}\n---\n<tasks><task><action>${title}</action></task></tasks>\n`;
+    const { planning, put, plan } = oddPlanning();
     // Numbered siblings: 01-PLAN.md beside 02-PLAN.md is plan 01, even without a plan: key.
     put('phases/07-core/07-PLAN.md', plan('wave: 1', 'Types.'));
     put('phases/07-core/08-PLAN.md', plan('wave: 2\ndepends_on: [07]', 'Parser.'));
@@ -313,12 +314,7 @@ describe('import gsd on odd trees', () => {
   });
 
   it('imports plans its name cannot number under their frontmatter plan_id (codenexus 05-W1, 04.5-03-W1), with their dependencies', () => {
-    const planning = path.join(copyTestdata(), '.planning');
-    const put = (rel: string, text: string) => {
-      fs.mkdirSync(path.dirname(path.join(planning, rel)), { recursive: true });
-      fs.writeFileSync(path.join(planning, rel), text);
-    };
-    const plan = (fm: string, title: string) => `---\n${fm}\n---\n<tasks><task><action>${title}</action></task></tasks>\n`;
+    const { planning, put, plan } = oddPlanning();
     put('phases/07-bridge/07-W0-PLAN.md', plan('phase: 7\nplan_id: 07-W0\nwave: 1', 'Schema.'));
     put('phases/07-bridge/07-W1-PLAN.md', plan('phase: 7\nplan_id: 07-W1\nwave: 2\ndepends_on: [07-W0]', 'Writer.'));
     put('phases/08-layer/08-03-W0-PLAN.md', plan('phase: 8\nplan_id: 08-03-W0\nwave: 1', 'Lift.'));
