@@ -207,6 +207,8 @@ describe('what a plan references', () => {
     const cited = (s: string) => ids(analyse(plan(s), 'phases/03-sync/03-01-PLAN.md', extra));
     expect(cited('Keep the streak (avoids weekend alerts per RESEARCH.md pitfall 5). Update the metadata streak count.')).toEqual(['03-RESEARCH#pitfall-5']);
     expect(cited('Follow RESEARCH.md pitfall 5. Then store sources in the metadata column.')).toEqual(['03-RESEARCH#pitfall-5']);
+    // Another document's name ends the clause: "RESEARCH.md Pattern 3 and CONTEXT.md locked decisions" (j16z 01-02).
+    expect(cited('Per RESEARCH.md Pitfall 5 and CONTEXT.md metadata rules: keep the streak.')).toEqual(['03-RESEARCH#pitfall-5']);
     // Within one sentence a list still names every section: "RESEARCH.md (Pitfall 5), Metadata and Sources".
     expect(cited('Read RESEARCH.md (Pitfall 5), Metadata and Sources first.')).toEqual(['03-RESEARCH#pitfall-5', '03-RESEARCH#metadata', '03-RESEARCH#sources']);
   });

@@ -274,11 +274,14 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
 }
 
 /**
- * What follows a document's name, up to the end of its sentence (a full stop before a capital) or
- * of the parenthesis the name sits in ("(... per RESEARCH.md pitfall 5). Update the metadata" names
- * Pitfall 5, not the Metadata section).
+ * What follows a document's name, up to the end of its sentence (a full stop before a capital), of
+ * the parenthesis the name sits in ("(... per RESEARCH.md pitfall 5). Update the metadata" names
+ * Pitfall 5, not the Metadata section), or the next document's name.
  */
-function sentenceOf(after: string): string {
+function sentenceOf(text: string): string {
+  // Another document's name ends it too: "RESEARCH.md Pattern 3 and CONTEXT.md locked decisions".
+  const next = /(?<![A-Za-z0-9_./-])[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md\b/.exec(text);
+  const after = next ? text.slice(0, next.index) : text;
   let depth = 0;
   for (let i = 0; i < after.length; i++) {
     const c = after[i];
