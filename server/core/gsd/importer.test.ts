@@ -284,6 +284,7 @@ describe('import gsd on odd trees', () => {
     put('phases/07-core/07-SUMMARY.md', '# 07 summary\n\nTypes done.\n');
     // Frontmatter alone: plan: 01 in phase 09's folder, no siblings.
     put('phases/09-solo/09-PLAN.md', plan('phase: 09-solo\nplan: 09\nwave: 1', 'Solo.'));
+    put('phases/09-solo/09-SUMMARY.md', '# 09 summary\n\nSolo done.\n');
     // Neither: the phase's one plan, as before.
     put('phases/10-alone/10-PLAN.md', plan('wave: 1', 'Alone.'));
     // The phase-named summary of a numbering folder belongs to the plan its frontmatter names (idnms 03-SUMMARY.md).
@@ -303,6 +304,7 @@ describe('import gsd on odd trees', () => {
     const plans = new Map(p.plans.map((x) => [x.id, x]));
     expect(plans.get('07-08')?.depends).toEqual(['07-07']);
     expect(plans.get('07-07')?.summary?.file).toBe('phases/07-core/07-SUMMARY.md');
+    expect(plans.get('09-09')?.summary?.file).toBe('phases/09-solo/09-SUMMARY.md');
     expect(plans.get('11-01')?.summary?.file).toBe('phases/11-viz/11-SUMMARY.md');
     // depends_on naming a plan file of the folder (ai-ext `[01-PLAN, 02-PLAN]`).
     expect(plans.get('12-03')?.depends).toEqual(['12-01', '12-02']);

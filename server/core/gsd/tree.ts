@@ -316,23 +316,18 @@ function idFromFrontmatter(fm: ParsedPlan, phase: string): { ref: PlanRef; id: s
 }
 
 /**
- * Phase folders whose `NN-PLAN.md` files number plans, not phases: a folder holding a `MM-PLAN.md`
- * whose MM is not the folder's phase (`01-core/02-PLAN.md`), or whose `NN-PLAN.md` says `plan: NN`
- * in its frontmatter. In any other folder, `01-PLAN.md` in `01-core/` is the phase's one plan.
+ * Phase folders whose names say they number plans, not phases: a folder holding a `MM-PLAN.md`
+ * whose MM is not the folder's phase (`01-core/02-PLAN.md`). loadGsdProject adds a folder whose
+ * `NN-PLAN.md` says `plan: NN` in its frontmatter. In any other folder, `01-PLAN.md` in `01-core/`
+ * is the phase's one plan.
  */
-function numberingFolders(planningDir: string, files: string[]): Set<string> {
+function numberingFolders(files: string[]): Set<string> {
   const out = new Set<string>();
   for (const rel of files) {
     const parts = rel.split('/');
     const m = /^(\d+)-PLAN\.md$/i.exec(parts[parts.length - 1] as string);
     const folder = parts.length >= 3 ? dirPhase(parts[parts.length - 2] as string) : undefined;
-    if (!m || !folder) continue;
-    const own = sameNumber(m[1] as string, folder);
-    if (!own) out.add(path.posix.dirname(rel));
-    else {
-      const said = parsePlan(readSafe(path.join(planningDir, rel)).text ?? '').plan;
-      if (said !== undefined && /^\d+$/.test(said) && sameNumber(said, m[1] as string)) out.add(path.posix.dirname(rel));
-    }
+    if (m && folder && !sameNumber(m[1] as string, folder)) out.add(path.posix.dirname(rel));
   }
   return out;
 }
@@ -369,7 +364,7 @@ export function loadGsdProject(dir: string): GsdProject {
   const keyOf = (ref: PlanRef, kind: 'phase' | 'quick') => (kind === 'quick' ? `quick:${ref.plan.toLowerCase()}` : refKey(ref));
 
   const files = markdownFiles(planningDir);
-  const numbered = numberingFolders(planningDir, files);
+  const numbered = numberingFolders(files);
   for (const rel of files) {
     const found = classify(rel);
     if (!found) continue;
@@ -407,9 +402,15 @@ export function loadGsdProject(dir: string): GsdProject {
       continue;
     }
     // `01-PLAN.md` in `01-core/` beside `02-PLAN.md` (or saying `plan: 01`) is plan 01 of phase 01;
-    // `03-SUMMARY.md` there is the summary of the plan its frontmatter names, else of plan 03.
-    if (found.ownNumber && numbered.has(path.posix.dirname(rel))) {
-      const said = found.kind === 'summary' ? parsePlan(raw).plan : undefined;
+    // `03-SUMMARY.md` there is the summary of the plan its frontmatter names, else of plan 03. A
+    // folder's `NN-PLAN.md` sorts before its `NN-SUMMARY.md`, so the summary sees what the plan said.
+    const dir = path.posix.dirname(rel);
+    if (found.ownNumber && found.kind === 'plan' && !numbered.has(dir)) {
+      const said = parsePlan(raw).plan;
+      if (said !== undefined && /^\d+$/.test(said) && sameNumber(said, found.ownNumber)) numbered.add(dir);
+    }
+    if (found.ownNumber && numbered.has(dir)) {
+      const said = found.kind === 'summary' ? parseSummary(raw).plan : undefined;
       const plan = said !== undefined && /^\d+[a-z]?$/i.test(said) ? said : found.ownNumber;
       found.ref = { phase: found.ref.phase, plan };
       found.id = `${found.ref.phase}-${plan}`;
@@ -518,7 +519,7 @@ export function loadGsdProject(dir: string): GsdProject {
       if (!target) {
         // A finished task whose PLAN is gone but whose SUMMARY is here: the dependency stands (its capsule is carried).
         const finished = ref && !plansByKey.has(refKey(ref)) ? summariesByKey.get(refKey(ref)) : undefined;
-        if (finished && finished.kind === 'phase') {
+        if (finished) {
           if (!deps.includes(finished.id)) deps.push(finished.id);
           continue;
         }
