@@ -28,7 +28,9 @@ export interface MdItem {
 /** Ids as planning documents write them: letters, optional dashed parts, a dash and a number (`D-07`, `NFR-4`, `UI-06b`). */
 export const LABEL_SOURCE = '[A-Z][A-Z0-9]{0,11}(?:[-_][A-Z0-9]{1,12})*-\\d{1,4}[a-z]?';
 const HEAD_LABEL = new RegExp(`^#{1,6}\\s+(?:\\*\\*|__)?\`?(${LABEL_SOURCE})(?![A-Za-z0-9_-])`);
-const ROW_LABEL = new RegExp(`^\\s*\\|\\s*(?:\\*\\*|__)?\`?(${LABEL_SOURCE})\`?(?:\\*\\*|__)?\\s*\\|`);
+// A first cell that is the label, bold or not, with at most a qualifier in parentheses after it
+// (`| NOTE-01 (W2 portion) |`).
+const ROW_LABEL = new RegExp(`^\\s*\\|\\s*(?:\\*\\*|__)?\`?(${LABEL_SOURCE})\`?(?:\\*\\*|__)?(?:\\s*\\([^|()]{1,40}\\))?\\s*\\|`);
 // `D-01: ...`, `**FR-3**: ...`, `D-03 - ...`, or a label in brackets `[REQ-040] ...`.
 const LEAD_LABEL = new RegExp(`^(?:(?:\\*\\*|__)?\`?(${LABEL_SOURCE})\`?(?:\\*\\*|__)?\\s*(?:[:.)—–]|-\\s)|\\[(${LABEL_SOURCE})\\](?=\\s|:|$))`);
 
@@ -124,7 +126,7 @@ const BULLET = /^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX~-]\]\s+)?/;
  * Labelled items defined at a line start: a heading (`### FR-3: ...`), a list item or paragraph
  * whose first word is the label, bold or not, followed by `:`, `.`, `)` or a dash, or in brackets
  * (`- [REQ-040] ...`), or a table row
- * whose first cell is the label. An item runs over its continuation lines (indented deeper, or
+ * whose first cell is the label (a qualifier in parentheses may follow it). An item runs over its continuation lines (indented deeper, or
  * lazily continued until a blank line, a new item, a heading or a table).
  */
 export function mdItems(text: string): MdItem[] {

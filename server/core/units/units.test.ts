@@ -75,6 +75,12 @@ describe('markdown units', () => {
     expect(mdItems('We follow D-07 here.\n- see FR-3 for details\n').map((i) => i.label)).toEqual([]);
     // A label in brackets is set off by them: `- [REQ-040] System detects ...`; a checkbox is not a label.
     expect(mdItems('- [REQ-040] System detects attempts - new\n- [ ] **REQ-041**: Shows them\n- [x] [REQ-042] Exports them\n').map((i) => i.label)).toEqual(['REQ-040', 'REQ-041', 'REQ-042']);
+    // A row whose first cell qualifies its label in parentheses still defines it (a coverage table
+    // `| NOTE-01 (W2 portion) | 02-03 | ... |`); a cell that names two labels defines neither.
+    expect(mdItems('| NOTE-01 (W2 portion) | 02-03 | Visual revamp |\n| **NOTE-02** (W3) | 03-01 | Utils |\n| NOTE-03 and NOTE-04 | x |\n').map((i) => [i.label, i.form])).toEqual([
+      ['NOTE-01', 'row'],
+      ['NOTE-02', 'row'],
+    ]);
   });
 });
 
