@@ -121,6 +121,21 @@ describe('an independent count of what each plan cites', () => {
     expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-ui/01-UI-SPEC.md §SignIn Page' }]);
   });
 
+  it('takes a section sign before a number for the heading numbered so', () => {
+    const research = '# Research\n\n## Findings\n\n### 1. Profile Schema Shape\n\nWrap the profile.\n\n### 3. Atomic Write Pattern\n\nWrite then rename.\n\n### 30. Other\n\nNot this.\n';
+    const run = handTree('numbered-sign', 'phases/01-store/01-01-PLAN.md', {
+      'phases/01-store/01-RESEARCH.md': research,
+      'phases/01-store/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-store/01-RESEARCH.md §3 (atomic writes)\n</read_first><action>Save it.</action></task></tasks>\n',
+    });
+    const head = 'TASK 01-01\nSave it.\nREFS\nto units: .planning/phases/01-store/01-RESEARCH.md\n';
+    const ok = run(`${head}### 3. Atomic Write Pattern\nWrite then rename.\n`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts.sections).toBe(1);
+    // Another numbered section (section 30 shares the digit): section 3 is missing.
+    const bad = run(`${head}### 30. Other\nNot this.\n### 1. Profile Schema Shape\nWrap the profile.\n`);
+    expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-store/01-RESEARCH.md §3' }]);
+  });
+
   it('takes a label set off at the start of a list item for a definition, not prose that begins with a name', () => {
     const run = handTree('labels', 'phases/01-store/01-01-PLAN.md', {
       'phases/01-store/01-CONTEXT.md': "# Context\n\n## Decisions\n\n- **D-01:** Snapshots are JSON files, one per run.\n\n## Claude's Discretion\n\n- ISO-8601 timestamp precision in filenames\n",

@@ -15,7 +15,8 @@
  *    plan's resolved v2 brief (`OUT/<tree>/<id>.v2.resolved.txt`);
  *  - reads: every `.planning` file named in a `<read_first>` block must be named in the brief and
  *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief, and
- *    every heading a `§Name` beside it begins must be in the brief, and every non-blank line of the
+ *    every heading a `§Name` beside it begins must be in the brief (`§3`: the heading numbered 3,
+ *    `### 3. Atomic Write Pattern`), and every non-blank line of the
  *    line numbers it names (`lines 320–430`);
  *  - numbered sections named in prose beside a planning document (`RESEARCH.md Pattern 3`, `per
  *    RESEARCH.md pitfall 5`, `Open Question 2 from RESEARCH.md`): the heading that starts with that
@@ -179,8 +180,11 @@ function check(bench, out) {
         const simple = (x) => x.toLowerCase().replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim();
         for (const sm of line.matchAll(/§\s*([^,(—–;§]+)/g)) {
           const name = simple(sm[1].replace(/\s+(?:and|through|to)\s*$/i, ''));
-          if (name.length < 3 || /^[a-z][a-z0-9]*-\d+$/.test(name)) continue;
-          const hit = headings.filter((h) => simple(h.replace(/^#{1,6}\s+/, '')).startsWith(name));
+          // A number alone (`§3`) names the heading numbered so (`### 3. Atomic Write Pattern`).
+          const num = /^(\d+(?:\.\d+)*)$/.exec(name);
+          if (!num && (name.length < 3 || /^[a-z][a-z0-9]*-\d+$/.test(name))) continue;
+          const begins = (h) => (num ? new RegExp(`^${num[1].replace(/\./g, '\\.')}(?![\\d.]\\d)[.):]?\\s`).test(h) : h.startsWith(name));
+          const hit = headings.filter((h) => begins(simple(h.replace(/^#{1,6}\s+/, ''))));
           if (hit.length === 0) continue;
           counts.sections++;
           if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}`);

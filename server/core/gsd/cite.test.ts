@@ -82,6 +82,16 @@ describe('what a plan references', () => {
     expect(ids(analyse(rf('.planning/phases/01-core/01-UI-SPEC.md §SignIn Page and §Nav Bar — layout specs'), undefined, spec))).toEqual(['01-UI-SPEC#signin-page-auth-signin', '01-UI-SPEC#nav-bar-updated-layout-cshtml']);
     // A quote that begins no heading names nothing.
     expect(ids(analyse(plan('Follow RESEARCH.md "session handling" notes.')))).toEqual([]);
+    // A list of short names closed by "sections" or "table": each names the heading it shortens
+    // (dash-persona 02-04: `02-UI-SPEC.md Color, Typography, Spacing sections` -> "Spacing Scale").
+    const ui = { 'phases/01-core/01-UI-SPEC.md': '# UI\n\n## Spacing Scale\n\n4px grid.\n\n## Typography\n\nGeist.\n\n## Color\n\nZinc.\n\n## Registry Safety\n\nNone.\n' };
+    expect(ids(analyse(rf('.planning/phases/01-core/01-UI-SPEC.md Color, Typography, Spacing sections'), undefined, ui))).toEqual(['01-UI-SPEC#spacing-scale', '01-UI-SPEC#typography', '01-UI-SPEC#color']);
+    expect(ids(analyse(rf('.planning/phases/01-core/01-UI-SPEC.md Registry table'), undefined, ui))).toEqual(['01-UI-SPEC#registry-safety']);
+    // A section sign before a number names the heading numbered so, not 30 nor 3.1 (dash-persona
+    // 01-01: `01-RESEARCH.md §1 (snapshot wrapper design, D-04)`, 01-03: `§5, §6 (...)`).
+    const num = { 'phases/01-core/01-NOTES.md': '# Notes\n\n## Findings\n\n### 1. Profile Schema Shape\n\nWrap.\n\n### 3. Atomic Write Pattern\n\nRename.\n\n#### 3.1 APFS\n\nFsync.\n\n### 5) Routes\n\nGET.\n\n### 30. Other\n\nNo.\n' };
+    expect(ids(analyse(rf('.planning/phases/01-core/01-NOTES.md §1 (snapshot wrapper design)'), undefined, num))).toEqual(['01-NOTES#1-profile-schema-shape']);
+    expect(ids(analyse(rf('.planning/phases/01-core/01-NOTES.md §3, §5 (write pattern, routes)'), undefined, num))).toEqual(['01-NOTES#3-atomic-write-pattern', '01-NOTES#5-routes']);
   });
 
   it('does not take a document\'s title heading for a section it names', () => {

@@ -67,6 +67,8 @@ const LABEL_RE = new RegExp(`(?<![A-Za-z0-9_-])(${LABEL_SOURCE})(?![A-Za-z0-9_-]
 const LABEL_ONE = new RegExp(`(?<![A-Za-z0-9_-])(${LABEL_SOURCE})(?![A-Za-z0-9_-])`);
 const RANGE_RE = new RegExp(`(?<![A-Za-z0-9_-])(${LABEL_SOURCE})\\s*(?:\\.\\.\\.?|–|—|\\bto\\b|\\bthrough\\b|\\bthru\\b)\\s*(${LABEL_SOURCE})(?![A-Za-z0-9_-])`, 'g');
 
+/** Words a read's note uses for the kind of part it names ("... sections", "... table"). */
+const KIND_WORDS = new Set(['section', 'subsection', 'heading', 'table']);
 const STOP = new Set(['to', 'the', 'a', 'an', 'of', 'and', 'or', 'for', 'in', 'on', 'with', 'from', 'by', 'vs', 'avoid', 'common', 'key', 'recommended', 'this', 'phase', 'notes']);
 
 function stem(w: string): string {
@@ -235,6 +237,11 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
       }
     }
   }
+  // A section sign before a number (`§3`, `§5, §6`) names the heading numbered so (`### 3. Atomic Write Pattern`).
+  for (const m of clause.matchAll(/§\s*(\d+(?:\.\d+)*)/g)) {
+    const numbered = new RegExp(`^${(m[1] as string).replace(/\./g, '\\.')}[.):]?\\s`);
+    for (const h of handles) if (numbered.test(h.unit.title) && !hits.includes(h.unit)) hits.push(h.unit);
+  }
   for (const h of handles) {
     if (h.label) {
       const ns = labelled.get(h.label.word);
@@ -263,7 +270,8 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
     for (const item of clause.split(/[,;]/)) {
       // "D-08 decisions" describes the id it names (resolved by the id), it names no section.
       if (LABEL_ONE.test(item)) continue;
-      const ws = words(item.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/gi, ' ')).filter((w) => !STOP.has(w));
+      // "Color, Typography, Spacing sections": the word that says what the names are is not one of them.
+      const ws = words(item.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/gi, ' ')).filter((w) => !STOP.has(w) && !KIND_WORDS.has(w));
       if (ws.length < 2 && !(ws.length === 1 && (ws[0] as string).length >= 6)) continue;
       for (const h of handles) if (ws.every((w) => h.words.has(w)) && !titled.includes(h.unit) && !hits.includes(h.unit)) titled.push(h.unit);
     }
