@@ -87,6 +87,10 @@ describe('what a plan references', () => {
     const ui = { 'phases/01-core/01-UI-SPEC.md': '# UI\n\n## Spacing Scale\n\n4px grid.\n\n## Typography\n\nGeist.\n\n## Color\n\nZinc.\n\n## Registry Safety\n\nNone.\n' };
     expect(ids(analyse(rf('.planning/phases/01-core/01-UI-SPEC.md Color, Typography, Spacing sections'), undefined, ui))).toEqual(['01-UI-SPEC#spacing-scale', '01-UI-SPEC#typography', '01-UI-SPEC#color']);
     expect(ids(analyse(rf('.planning/phases/01-core/01-UI-SPEC.md Registry table'), undefined, ui))).toEqual(['01-UI-SPEC#registry-safety']);
+    // A heading's whole title followed by "section" names it, short words or not (dash-persona 02-04:
+    // `02-UI-SPEC.md Run Log View section (720×560px, toolbar, table columns, ...)`).
+    const view = { 'phases/01-core/01-UI-SPEC.md': '# UI\n\n## Components\n\n### Run Log View\n\n#### Window Properties\n\n720x560.\n\n#### Toolbar\n\nButtons.\n\n### Log Out\n\nBye.\n' };
+    expect(ids(analyse(rf('.planning/phases/01-core/01-UI-SPEC.md Run Log View section (720×560px, toolbar)'), undefined, view))).toEqual(['01-UI-SPEC#run-log-view']);
     // A section sign before a number names the heading numbered so, not 30 nor 3.1 (dash-persona
     // 01-01: `01-RESEARCH.md §1 (snapshot wrapper design, D-04)`, 01-03: `§5, §6 (...)`).
     const num = { 'phases/01-core/01-NOTES.md': '# Notes\n\n## Findings\n\n### 1. Profile Schema Shape\n\nWrap.\n\n### 3. Atomic Write Pattern\n\nRename.\n\n#### 3.1 APFS\n\nFsync.\n\n### 5) Routes\n\nGET.\n\n### 30. Other\n\nNo.\n' };

@@ -237,6 +237,13 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
       }
     }
   }
+  // A heading's whole title followed by the kind of part it is ("Run Log View section", "Status
+  // Labels table") names it, however short its words.
+  for (const h of handles) {
+    const tw = h.unit.title.replace(/\([^)]*\)/g, ' ').toLowerCase().match(/[a-z0-9]+/g);
+    if (!tw || titled.includes(h.unit)) continue;
+    if (new RegExp(`(?<![a-z0-9])${tw.join('[^a-z0-9\\n]+')}[^a-z0-9\\n]+(?:sub)?(?:sections?|tables?|headings?)(?![a-z])`).test(lower)) titled.push(h.unit);
+  }
   // A section sign before a number (`§3`, `§5, §6`) names the heading numbered so (`### 3. Atomic Write Pattern`).
   for (const m of clause.matchAll(/§\s*(\d+(?:\.\d+)*)/g)) {
     const numbered = new RegExp(`^${(m[1] as string).replace(/\./g, '\\.')}[.):]?\\s`);
