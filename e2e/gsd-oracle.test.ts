@@ -176,6 +176,15 @@ describe('an independent count of what each plan cites', () => {
     expect(ok.counts.line_ranges).toBe(1);
     const bad = run(`${head}## Queue\n\nOne creator at a time.\n`);
     expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'lines', what: expect.stringMatching(/01-RESEARCH\.md lines 3-6: 1 of them, first "Retry twice, then fail\."/) }]);
+    // Lines named beside another file of the same line are that file's (0jrm/truth 01-02:
+    // `VISION.MD (lines 70-77), .planning/ROADMAP.md Phase 1 success criteria`).
+    const other = handTree('ranges-other', 'phases/01-store/01-01-PLAN.md', {
+      'phases/01-store/01-RESEARCH.md': '# Research\n\n## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n\n## Other\n\nNot cited.\n',
+      'phases/01-store/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>VISION.MD (lines 3-6), .planning/phases/01-store/01-RESEARCH.md Queue</read_first><action>Build the queue.</action></task></tasks>\n',
+    });
+    const mine = other(`${head}## Queue\n\nOne creator at a time.\n`);
+    expect(mine.misses).toEqual([]);
+    expect(mine.counts.line_ranges).toBe(0);
   });
 
   it('reports a brief missing a numbered section the plan names in prose beside a document, or the list holding it', () => {

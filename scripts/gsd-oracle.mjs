@@ -163,6 +163,11 @@ function check(bench, out) {
     for (const line of blockLines(text, 'read_first')) {
       for (const m of line.matchAll(/(?:^|[\s`'"(@])((?:\.\/)?(?:\.planning\/)?[A-Za-z0-9_./-]+\.md)\b/g)) {
         const written = m[1].replace(/^\.\//, '');
+        // What the item says of this document: from its name to the next file named on the line
+        // (`VISION.MD (lines 70-77), .planning/ROADMAP.md Phase 1` names no lines of ROADMAP.md).
+        const rest = line.slice(m.index + m[0].length);
+        const next = /(?:^|[\s`'"(@,])(?:\.{0,2}\/)?[\w-]+(?:\/[\w.-]+)*\.[A-Za-z][A-Za-z0-9]{1,4}\b/.exec(rest);
+        const item = next ? rest.slice(0, next.index) : rest;
         const rel = relOf(written);
         const abs = path.join(t.planning, rel);
         if (!fs.existsSync(abs) || !abs.startsWith(t.planning)) continue;
@@ -178,7 +183,7 @@ function check(bench, out) {
           .split('\n')
           .filter((l) => /^#{1,6}\s/.test(l));
         const simple = (x) => x.toLowerCase().replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim();
-        for (const sm of line.matchAll(/§\s*([^,(—–;§]+)/g)) {
+        for (const sm of item.matchAll(/§\s*([^,(—–;§]+)/g)) {
           const name = simple(sm[1].replace(/\s+(?:and|through|to)\s*$/i, ''));
           // A number alone (`§3`) names the heading numbered so (`### 3. Atomic Write Pattern`).
           const num = /^(\d+(?:\.\d+)*)$/.exec(name);
@@ -190,7 +195,7 @@ function check(bench, out) {
           if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}`);
         }
         // Line numbers the item names (`02-RESEARCH.md lines 320–430`): every non-blank line of them.
-        checkLines(abs, written, line);
+        checkLines(abs, written, item);
       }
     }
     // Line numbers written in prose right after a planning document's name (`06-RESEARCH.md line 421`).
