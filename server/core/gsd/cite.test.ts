@@ -98,6 +98,16 @@ describe('what a plan references', () => {
     expect(ids(analyse(rf('.planning/phases/01-core/01-NOTES.md §3, §5 (write pattern, routes)'), undefined, num))).toEqual(['01-NOTES#3-atomic-write-pattern', '01-NOTES#5-routes']);
   });
 
+  it('ends what a document governs at its sentence when the section comes first, and takes no phrase in capitals for a document', () => {
+    const plan = (action: string) => `---\nwave: 1\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;
+    // Helix-iOS 01.1-02: "mark Phase 1.1 complete in ROADMAP.md. Proceed to Phase 2." names phase 1.1 only.
+    expect(ids(analyse(plan('Next step: mark Phase 1 complete in ROADMAP.md. Proceed to Phase 2.')))).toEqual(['ROADMAP#phase-1']);
+    // "PROJECT CONTEXT" (a marker in the app's prompt) is not PROJECT.md's Context section; "PROJECT Constraints" is its section.
+    const project = { 'PROJECT.md': '# Project\n\n## Context\n\nWhy we build it.\n\n## Constraints\n\nOffline first.\n' };
+    expect(ids(analyse(plan('Check the log shows the PROJECT CONTEXT preamble.'), undefined, project))).toEqual([]);
+    expect(ids(analyse(plan('Keep to PROJECT Constraints.'), undefined, project))).toEqual(['PROJECT#constraints']);
+  });
+
   it('does not take a document\'s title heading for a section it names', () => {
     const extra = { 'phases/01-core/01-VERIFICATION.md': '---\nstatus: passed\n---\n\n# Phase 1: Core Verification Report\n\n## Goal Achievement\n\nAll of it.\n\n## Gaps\n\nNone.\n' };
     const plan = (action: string) => `---\nwave: 1\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;

@@ -419,6 +419,9 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
         const eol = text.indexOf('\n', from);
         // "RESEARCH.md ..." or "RESEARCH ..." names the file: the rest of the line may list its
         // sections. A prose word ("research", "state") only counts with a section right after it.
+        // A word in capitals followed by another ("PROJECT CONTEXT", a marker in the app's prompt) is a
+        // phrase in capitals, not the document.
+        if (!/\.md$/i.test(m[0] as string) && /^\s+[A-Z]{2,}(?![\w-])/.test(text.slice(from, from + 40))) continue;
         const named = /\.md$/i.test(m[0] as string) || (m[0] as string) === (m[0] as string).toUpperCase();
         const after = text.slice(from, Math.min(eol === -1 ? text.length : eol, from + (named ? 240 : 40)));
         // "Pattern 3 from research", "locked decision from CONTEXT.md Area D": the section may come first.
@@ -431,7 +434,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
         const before = text.slice(Math.max(bol, at - 40), at);
         const sectionFirst = /\b(?:from|in|of)\s+(?:the\s+)?$/i.test(before);
         if (named) {
-          clauses.push({ text: sectionFirst ? `${before} ${after}` : sentenceOf(after) });
+          clauses.push({ text: sectionFirst ? `${before} ${sentenceOf(after)}` : sentenceOf(after) });
           continue;
         }
         // A prose word names the document only with a section at once beside it ("research Pattern
