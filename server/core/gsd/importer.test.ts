@@ -276,6 +276,17 @@ describe('import gsd on odd trees', () => {
     expect(p.issues.filter((i) => i.kind === 'duplicate_plan')).toEqual([]);
   });
 
+  it('reads depends_on naming a phase folder as every plan of that phase (ELM-tool 02-PLAN.md depends_on [01-foundation-gui-bootstrap])', () => {
+    const { planning, put, plan } = oddPlanning();
+    put('phases/14-base/14-01-PLAN.md', plan('wave: 1', 'Scaffold.'));
+    put('phases/14-base/14-02-PLAN.md', plan('wave: 1', 'Store.'));
+    put('phases/14-base/14-03-SUMMARY.md', '---\nphase: 14\nplan: 03\n---\n# 14-03 summary\n\nConfig done.\n');
+    put('phases/15-ui/15-01-PLAN.md', plan('wave: 1\ndepends_on: [14-base, 99-nowhere]', 'Screens.'));
+    const p = loadGsdProject(planning);
+    expect(p.plans.find((x) => x.id === '15-01')?.depends).toEqual(['14-01', '14-02', '14-03']);
+    expect(p.issues.filter((i) => i.file === 'phases/15-ui/15-01-PLAN.md' && i.kind === 'unresolved_depends').map((i) => i.detail)).toEqual(['depends_on "99-nowhere" names no plan in this tree; ignored']);
+  });
+
   it('imports NN-PLAN.md in its own phase folder as plan NN when its frontmatter or its numbered siblings say so (idnms 01-PLAN.md, 02-PLAN.md, depends_on [01])', () => {
     const { planning, put, plan } = oddPlanning();
     // Numbered siblings: 01-PLAN.md beside 02-PLAN.md is plan 01, even without a plan: key.

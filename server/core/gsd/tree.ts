@@ -511,11 +511,26 @@ export function loadGsdProject(dir: string): GsdProject {
     if (!/plan(\.md)?$/.test(name)) return undefined;
     return byFileName.get(`${path.posix.dirname(p.file)}/${name.endsWith('.md') ? name : `${name}.md`}`.toLowerCase());
   };
+  // A phase folder named whole (`01-foundation-gui-bootstrap`): every plan of that phase, and every
+  // finished task of it whose PLAN is gone, in id order.
+  const phaseFolder = (entry: string): string[] => {
+    const name = entry.trim().replace(/\/+$/, '').replace(/^.*\//, '').toLowerCase();
+    if (!/^\d+(?:\.\d+)*-[a-z]/.test(name)) return [];
+    const inFolder = (file: string) => path.posix.basename(path.posix.dirname(file)).toLowerCase() === name;
+    const ids = [...plansByKey.values()].filter((q) => q.kind === 'phase' && inFolder(q.file)).map((q) => q.id);
+    for (const [key, sm] of summariesByKey) if (sm.kind === 'phase' && !plansByKey.has(key) && inFolder(sm.file)) ids.push(sm.id);
+    return [...new Set(ids)].sort(comparePlanIds);
+  };
   for (const p of plansByKey.values()) {
     const deps: string[] = [];
     for (const entry of p.parsed.dependsOn) {
       const ref = parseDependency(entry, p.phase);
       const target = byId.get(entry.trim()) ?? quick(entry.trim()) ?? sibling(p, entry) ?? (ref ? plansByKey.get(refKey(ref)) : undefined);
+      const phase = target ? [] : phaseFolder(entry).filter((id) => id !== p.id);
+      if (phase.length) {
+        for (const id of phase) if (!deps.includes(id)) deps.push(id);
+        continue;
+      }
       if (!target) {
         // A finished task whose PLAN is gone but whose SUMMARY is here: the dependency stands (its capsule is carried).
         const finished = ref && !plansByKey.has(refKey(ref)) ? summariesByKey.get(refKey(ref)) : undefined;
