@@ -188,7 +188,7 @@ function check(bench, out) {
           // A number alone (`§3`) names the heading numbered so (`### 3. Atomic Write Pattern`).
           const num = /^(\d+(?:\.\d+)*)$/.exec(name);
           if (!num && (name.length < 3 || /^[a-z][a-z0-9]*-\d+$/.test(name))) continue;
-          const begins = (h) => (num ? new RegExp(`^${num[1].replace(/\./g, '\\.')}(?![\\d.]\\d)[.):]?\\s`).test(h) : h.startsWith(name));
+          const begins = (h) => (num ? new RegExp(`^${num[1].replace(/\./g, '\\.')}[.):]?\\s`).test(h) : h.startsWith(name));
           const hit = headings.filter((h) => begins(simple(h.replace(/^#{1,6}\s+/, ''))));
           if (hit.length === 0) continue;
           counts.sections++;

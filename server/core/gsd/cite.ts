@@ -185,7 +185,13 @@ function fileKeywords(rel: string): string[] {
 }
 
 /** Section handles of one document: labelled headings and short titles. */
-type Handle = { unit: PlacedUnit; label?: { word: string; n: string }; title?: string[]; words: Set<string> };
+type Handle = { unit: PlacedUnit; label?: { word: string; n: string }; title?: string[]; words: Set<string>; phrase?: RegExp };
+
+/** The heading's whole title followed by the kind of part it is ("Run Log View section", "Status Labels table"). */
+function titlePhrase(title: string): RegExp | undefined {
+  const tw = title.replace(/\([^)]*\)/g, ' ').toLowerCase().match(/[a-z0-9]+/g);
+  return tw ? new RegExp(`(?<![a-z0-9])${tw.join('[^a-z0-9\\n]+')}[^a-z0-9\\n]+(?:sub)?(?:sections?|tables?|headings?)(?![a-z])`) : undefined;
+}
 
 function sectionHandles(units: PlacedUnit[], text = ''): Handle[] {
   const out: Handle[] = [];
@@ -198,7 +204,8 @@ function sectionHandles(units: PlacedUnit[], text = ''): Handle[] {
     const lab = u.label ? /^(\S+) (.+)$/.exec(u.label) : null;
     const sig = words(u.title.replace(/^(\S+)\s+#?(\S+?)[:.]?\s+/, lab ? '' : '$&')).filter((w) => !STOP.has(w));
     const title = sig.length >= 1 && sig.length <= 4 && sig.some((w) => w.length >= 5) ? sig : undefined;
-    out.push({ unit: u, ...(lab ? { label: { word: stem((lab[1] as string).toLowerCase()), n: (lab[2] as string).toLowerCase() } } : {}), ...(title ? { title } : {}), words: new Set(words(u.title)) });
+    const phrase = titlePhrase(u.title);
+    out.push({ unit: u, ...(lab ? { label: { word: stem((lab[1] as string).toLowerCase()), n: (lab[2] as string).toLowerCase() } } : {}), ...(title ? { title } : {}), words: new Set(words(u.title)), ...(phrase ? { phrase } : {}) });
   }
   return out;
 }
@@ -239,11 +246,7 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
   }
   // A heading's whole title followed by the kind of part it is ("Run Log View section", "Status
   // Labels table") names it, however short its words.
-  for (const h of handles) {
-    const tw = h.unit.title.replace(/\([^)]*\)/g, ' ').toLowerCase().match(/[a-z0-9]+/g);
-    if (!tw || titled.includes(h.unit)) continue;
-    if (new RegExp(`(?<![a-z0-9])${tw.join('[^a-z0-9\\n]+')}[^a-z0-9\\n]+(?:sub)?(?:sections?|tables?|headings?)(?![a-z])`).test(lower)) titled.push(h.unit);
-  }
+  for (const h of handles) if (h.phrase?.test(lower) && !titled.includes(h.unit)) titled.push(h.unit);
   // A section sign before a number (`§3`, `§5, §6`) names the heading numbered so (`### 3. Atomic Write Pattern`).
   for (const m of clause.matchAll(/§\s*(\d+(?:\.\d+)*)/g)) {
     const numbered = new RegExp(`^${(m[1] as string).replace(/\./g, '\\.')}[.):]?\\s`);
@@ -417,12 +420,13 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
         if (text[(m.index ?? 0) - 1] === '<' || text[(m.index ?? 0) - 1] === '/' || text[(m.index ?? 0) + (m[0] as string).length] === '>') continue;
         const from = (m.index ?? 0) + (m[0] as string).length;
         const eol = text.indexOf('\n', from);
-        // "RESEARCH.md ..." or "RESEARCH ..." names the file: the rest of the line may list its
-        // sections. A prose word ("research", "state") only counts with a section right after it.
+        const md = /\.md$/i.test(m[0] as string);
         // A word in capitals followed by another ("PROJECT CONTEXT", a marker in the app's prompt) is a
         // phrase in capitals, not the document.
-        if (!/\.md$/i.test(m[0] as string) && /^\s+[A-Z]{2,}(?![\w-])/.test(text.slice(from, from + 40))) continue;
-        const named = /\.md$/i.test(m[0] as string) || (m[0] as string) === (m[0] as string).toUpperCase();
+        if (!md && /^\s+[A-Z]{2,}(?![\w-])/.test(text.slice(from, from + 40))) continue;
+        // "RESEARCH.md ..." or "RESEARCH ..." names the file: the rest of the line may list its
+        // sections. A prose word ("research", "state") only counts with a section right after it.
+        const named = md || (m[0] as string) === (m[0] as string).toUpperCase();
         const after = text.slice(from, Math.min(eol === -1 ? text.length : eol, from + (named ? 240 : 40)));
         // "Pattern 3 from research", "locked decision from CONTEXT.md Area D": the section may come first.
         const at = m.index ?? 0;
