@@ -287,6 +287,28 @@ describe('import gsd on odd trees', () => {
     expect(p.issues.filter((i) => i.file === 'phases/15-ui/15-01-PLAN.md' && i.kind === 'unresolved_depends').map((i) => i.detail)).toEqual(['depends_on "99-nowhere" names no plan in this tree; ignored']);
   });
 
+  it('reads a bare number in depends_on that names no other plan of its phase as that phase (getting_into_character 05-01 [4], 04-03 [3])', () => {
+    const { planning, put, plan } = oddPlanning();
+    put('phases/21-base/21-01-PLAN.md', plan('wave: 1', 'Scaffold.'));
+    put('phases/21-base/21-02-PLAN.md', plan('wave: 1', 'Store.'));
+    put('phases/21-base/21-03-SUMMARY.md', '---\nphase: 21\nplan: 03\n---\n# 21-03 summary\n\nConfig done.\n');
+    // There is no plan 22-21: [21] is phase 21.
+    put('phases/22-mid/22-01-PLAN.md', plan('wave: 2\ndepends_on: [21]', 'Screens.'));
+    // [1] names plan 23-01, which exists: it stays that plan. [99] names neither a plan nor a phase.
+    put('phases/23-end/23-01-PLAN.md', plan('wave: 1', 'Ship.'));
+    put('phases/23-end/23-02-PLAN.md', plan('wave: 2\ndepends_on: [1, 99]', 'Announce.'));
+    // [22] is phase 22; "Phase 21" says so in words; [3] would be the plan itself: it is phase 3 (03-extra).
+    put('phases/23-end/23-03-PLAN.md', plan('wave: 3\ndepends_on: [22, "Phase 21", 3]', 'Polish.'));
+    const p = loadGsdProject(planning);
+    const deps = (id: string) => p.plans.find((x) => x.id === id)?.depends;
+    expect(deps('22-01')).toEqual(['21-01', '21-02', '21-03']);
+    expect(deps('23-03')).toEqual(['22-01', '21-01', '21-02', '21-03', '03-01']);
+    expect(deps('23-02')).toEqual(['23-01']);
+    expect(p.issues.filter((i) => i.kind === 'unresolved_depends' && i.file.startsWith('phases/2')).map((i) => `${i.file}: ${i.detail}`)).toEqual([
+      'phases/23-end/23-02-PLAN.md: depends_on "99" names no plan in this tree; ignored',
+    ]);
+  });
+
   it('imports NN-PLAN.md in its own phase folder as plan NN when its frontmatter or its numbered siblings say so (idnms 01-PLAN.md, 02-PLAN.md, depends_on [01])', () => {
     const { planning, put, plan } = oddPlanning();
     // Numbered siblings: 01-PLAN.md beside 02-PLAN.md is plan 01, even without a plan: key.

@@ -521,12 +521,25 @@ export function loadGsdProject(dir: string): GsdProject {
     for (const [key, sm] of summariesByKey) if (sm.kind === 'phase' && !plansByKey.has(key) && inFolder(sm.file)) ids.push(sm.id);
     return [...new Set(ids)].sort(comparePlanIds);
   };
+  // A phase by its number alone (`Phase 4`; a bare `4` that names no other plan of the plan's own phase,
+  // getting_into_character 05-01 `[4]`, 04-03 `[3]`): every plan of that phase and its finished tasks.
+  const phaseNumber = (n: string): string[] => {
+    const ids = [...plansByKey.values()].filter((q) => q.kind === 'phase' && sameNumber(q.phase, n)).map((q) => q.id);
+    for (const [key, sm] of summariesByKey) if (sm.kind === 'phase' && !plansByKey.has(key) && sameNumber(sm.phase, n)) ids.push(sm.id);
+    return [...new Set(ids)].sort(comparePlanIds);
+  };
   for (const p of plansByKey.values()) {
     const deps: string[] = [];
     for (const entry of p.parsed.dependsOn) {
       const ref = parseDependency(entry, p.phase);
-      const target = byId.get(entry.trim()) ?? quick(entry.trim()) ?? sibling(p, entry) ?? (ref ? plansByKey.get(refKey(ref)) : undefined);
-      const phase = target ? [] : phaseFolder(entry).filter((id) => id !== p.id);
+      let target = byId.get(entry.trim()) ?? quick(entry.trim()) ?? sibling(p, entry) ?? (ref ? plansByKey.get(refKey(ref)) : undefined);
+      // `Phase N` is a phase; a bare N is one when it names neither another plan of this phase nor a
+      // finished task of it whose PLAN is gone.
+      const bare = /^(phase\s*)?(\d+(?:\.\d+)*)$/i.exec(entry.trim());
+      const finishedHere = ref !== undefined && !plansByKey.has(refKey(ref)) && summariesByKey.has(refKey(ref));
+      const asPhase = bare?.[2] !== undefined && (bare[1] !== undefined || target?.id === p.id || (!target && !finishedHere));
+      if (asPhase) target = undefined;
+      const phase = target ? [] : [...phaseFolder(entry), ...(asPhase ? phaseNumber(bare?.[2] ?? '') : [])].filter((id) => id !== p.id);
       if (phase.length) {
         for (const id of phase) if (!deps.includes(id)) deps.push(id);
         continue;
