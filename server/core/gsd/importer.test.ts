@@ -309,6 +309,27 @@ describe('import gsd on odd trees', () => {
     ]);
   });
 
+  it('imports a plan named, not numbered, in its phase folder under its name (06-gap-fixes-PLAN.md), with its summary', () => {
+    const { planning, put, plan } = oddPlanning();
+    put('phases/24-polish/24-01-PLAN.md', plan('wave: 1', 'Polish.'));
+    put('phases/24-polish/24-gap-fixes-PLAN.md', plan('phase: 24-polish\nplan: gap-fixes\nwave: 2\ndepends_on: [24-01]', 'Fix the gaps.'));
+    put('phases/24-polish/24-gap-fixes-SUMMARY.md', '# Gap fixes summary\n\nGaps fixed.\n');
+    put('phases/25-next/25-01-PLAN.md', plan('wave: 1\ndepends_on: [24-gap-fixes]', 'Next.'));
+    // Not this phase's number, or not a plan's name: listed, not imported.
+    put('phases/25-next/24-stray-PLAN.md', plan('wave: 1', 'Stray.'));
+    put('phases/25-next/25-PLAN-CHECK.md', '# Plan check\n\nAll good.\n');
+    const p = loadGsdProject(planning);
+    const byFile = (f: string) => p.planFiles.find((x) => x.file === f);
+    expect(byFile('phases/24-polish/24-gap-fixes-PLAN.md')).toMatchObject({ status: 'imported', id: '24-gap-fixes', reason: expect.stringMatching(/named, not numbered/) });
+    expect(byFile('phases/25-next/24-stray-PLAN.md')).toMatchObject({ status: 'skipped' });
+    expect(byFile('phases/25-next/25-PLAN-CHECK.md')).toMatchObject({ status: 'skipped' });
+    const plans = new Map(p.plans.map((x) => [x.id, x]));
+    expect(plans.get('24-gap-fixes')).toMatchObject({ phase: '24', depends: ['24-01'], wave: 2 });
+    expect(plans.get('24-gap-fixes')?.summary?.file).toBe('phases/24-polish/24-gap-fixes-SUMMARY.md');
+    expect(plans.get('25-01')?.depends).toEqual(['24-gap-fixes']);
+    expect(p.issues.filter((i) => i.file.startsWith('phases/24') && (i.kind === 'unresolved_depends' || i.kind === 'summary_without_plan'))).toEqual([]);
+  });
+
   it('imports NN-PLAN.md in its own phase folder as plan NN when its frontmatter or its numbered siblings say so (idnms 01-PLAN.md, 02-PLAN.md, depends_on [01])', () => {
     const { planning, put, plan } = oddPlanning();
     // Numbered siblings: 01-PLAN.md beside 02-PLAN.md is plan 01, even without a plan: key.

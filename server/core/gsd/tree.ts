@@ -242,7 +242,7 @@ export function contextFiles(project: Pick<GsdProject, 'planningDir'>, refs: str
 
 type Found =
   | { kind: 'plan' | 'summary'; ref: PlanRef; id: string; planKind: 'phase' | 'quick'; phaseDir: string; note?: string; ownNumber?: string }
-  | { kind: 'not-plan'; reason: string };
+  | { kind: 'not-plan'; reason: string; namedRef?: PlanRef };
 
 const PLANNING_SKIP = new Set(['protocol', 'ledger', 'wire', 'capsules', 'node_modules', '.git']);
 
@@ -287,6 +287,14 @@ function classify(rel: string): Found | undefined {
       // `01-PLAN.md` in `01-core/`: the phase's plan, unless its folder numbers plans (see loadGsdProject).
       const ownNumber = bare[1] && folder && !bare[1].includes('.') ? bare[1] : undefined;
       return { kind, ref: { phase, plan: 'plan' }, id: `${phase}-plan`, planKind: 'phase', phaseDir, note: `a bare ${name} in ${phaseDir}: imported as plan ${phase}-plan`, ...(ownNumber ? { ownNumber } : {}) };
+    }
+    // `06-gap-fixes-PLAN.md` in `06-polish/`: a plan named, not numbered, of the folder's phase. Its
+    // summary is taken here; the plan is taken by loadGsdProject when its frontmatter names no other id.
+    const named = new RegExp(`^(\\d+(?:\\.\\d+)*)-([a-z][a-z0-9]*(?:[-_][a-z0-9]+){0,5})-${kind === 'plan' ? 'PLAN' : 'SUMMARY'}\\.md$`, 'i').exec(name);
+    if (named?.[1] && named[2] && folder && sameNumber(named[1], folder) && parts.length >= 3) {
+      const ref = { phase: named[1], plan: named[2] };
+      if (kind === 'summary') return { kind, ref, id: `${ref.phase}-${ref.plan}`, planKind: 'phase', phaseDir };
+      return { kind: 'not-plan', reason: 'the name is not NN-MM-PLAN.md (nor a bare PLAN.md), so it is not a GSD plan', namedRef: ref };
     }
   }
   if (kind && inQuick) {
@@ -376,12 +384,15 @@ export function loadGsdProject(dir: string): GsdProject {
       const phase = fm?.phase ? /^(\d+(?:\.\d+)*)/.exec(fm.phase)?.[1] : undefined;
       const planNo = fm?.plan && /^\d+[a-z]?$/i.test(fm.plan) ? fm.plan : undefined;
       const own = fm && phase && !planNo ? idFromFrontmatter(fm, phase) : undefined;
+      const byName = found.namedRef;
       const named =
         phase && planNo
           ? { ref: { phase, plan: planNo }, id: `${phase}-${planNo}`, why: 'named oddly; its frontmatter names phase and plan' }
           : own
             ? { ...own, why: `named oddly; its frontmatter plan_id names it ${own.id}` }
-            : undefined;
+            : byName && !fm?.planId
+              ? { ref: byName, id: `${byName.phase}-${byName.plan}`, why: `a plan named, not numbered, in its phase's folder: imported as ${byName.phase}-${byName.plan}` }
+              : undefined;
       if (raw !== undefined && named && fm?.tasks) {
         const phaseDir = rel.split('/').length >= 3 ? (rel.split('/')[rel.split('/').length - 2] as string) : '';
         if (addPlan(named.ref, named.id, 'phase', raw, rel, phaseDir)) {
