@@ -330,6 +330,20 @@ describe('import gsd on odd trees', () => {
     expect(p.issues.filter((i) => i.file.startsWith('phases/24') && (i.kind === 'unresolved_depends' || i.kind === 'summary_without_plan'))).toEqual([]);
   });
 
+  it('imports a plan named oddly whose frontmatter names phase and plan (cc-proxy 01-PLAN-01.md, phase: 1, plan: 1) under the numbers as its file name writes them', () => {
+    const { planning, put, plan } = oddPlanning();
+    put('phases/26-auth/26-PLAN-01.md', plan('phase: 26\nplan: 1\nwave: 1', 'Scaffold.'));
+    put('phases/26-auth/26-PLAN-02.md', plan('phase: 26\nplan: 2\nwave: 2\ndepends_on: [1]', 'Login.'));
+    // The name's numbers are not the frontmatter's: the frontmatter's, as written.
+    put('phases/26-auth/26-PLAN-09.md', plan('phase: 26\nplan: 3\nwave: 3', 'Logout.'));
+    const p = loadGsdProject(planning);
+    const byFile = (f: string) => p.planFiles.find((x) => x.file === f);
+    expect(byFile('phases/26-auth/26-PLAN-01.md')).toMatchObject({ status: 'imported', id: '26-01', reason: expect.stringMatching(/frontmatter names phase and plan/) });
+    expect(byFile('phases/26-auth/26-PLAN-02.md')).toMatchObject({ status: 'imported', id: '26-02' });
+    expect(byFile('phases/26-auth/26-PLAN-09.md')).toMatchObject({ status: 'imported', id: '26-3' });
+    expect(p.plans.find((x) => x.id === '26-02')?.depends).toEqual(['26-01']);
+  });
+
   it('imports NN-PLAN.md in its own phase folder as plan NN when its frontmatter or its numbered siblings say so (idnms 01-PLAN.md, 02-PLAN.md, depends_on [01])', () => {
     const { planning, put, plan } = oddPlanning();
     // Numbered siblings: 01-PLAN.md beside 02-PLAN.md is plan 01, even without a plan: key.

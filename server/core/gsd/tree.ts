@@ -387,7 +387,15 @@ export function loadGsdProject(dir: string): GsdProject {
       const byName = found.namedRef;
       const named =
         phase && planNo
-          ? { ref: { phase, plan: planNo }, id: `${phase}-${planNo}`, why: 'named oddly; its frontmatter names phase and plan' }
+          ? (() => {
+              // The numbers as the file name writes them (`01-PLAN-01.md` for phase: 1, plan: 1), when they agree.
+              const nums = /^(\d+(?:\.\d+)*)\D+?(\d+[a-z]?)\D*$/i.exec(rel.slice(rel.lastIndexOf('/') + 1).replace(/\.md$/i, ''));
+              const samePlan = (a: string, b: string) => sameNumber(a.replace(/[a-z]$/i, ''), b.replace(/[a-z]$/i, '')) && /[a-z]?$/i.exec(a)?.[0].toLowerCase() === /[a-z]?$/i.exec(b)?.[0].toLowerCase();
+              const agree = nums?.[1] && nums[2] && sameNumber(nums[1], phase) && samePlan(nums[2], planNo);
+              const ph = agree ? (nums?.[1] as string) : phase;
+              const pl = agree ? (nums?.[2] as string) : planNo;
+              return { ref: { phase: ph, plan: pl }, id: `${ph}-${pl}`, why: 'named oddly; its frontmatter names phase and plan' };
+            })()
           : own
             ? { ...own, why: `named oddly; its frontmatter plan_id names it ${own.id}` }
             : byName && !fm?.planId
