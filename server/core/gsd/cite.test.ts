@@ -123,6 +123,22 @@ describe('what a plan references', () => {
     expect(analyse(body, 'phases/07-later/07-01-PLAN.md').refs[0]).toMatchObject({ resolution: 'read', units: [] });
   });
 
+  it('resolves a ROADMAP read to the phase entry a finished milestone archived when ROADMAP.md keeps none (hybrid-attendance-tracker milestones/v1.0-ROADMAP.md)', () => {
+    const body = '---\nwave: 1\n---\n<context>\n@.planning/ROADMAP.md\n</context>\n<tasks><task><action>x</action></task></tasks>\n';
+    const archive = (v: string, phases: number[]) =>
+      [`# Roadmap ${v}`, '', '## Phase Details', '', ...phases.flatMap((n) => [`### Phase ${n}: Step ${n} of ${v}`, `**Goal**: ship step ${n} of ${v}`, ''])].join('\n');
+    // One archive holds phase 7: its entry.
+    const one = analyse(body, 'phases/07-later/07-01-PLAN.md', { 'milestones/v1.0-ROADMAP.md': archive('v1.0', [7, 8]) });
+    expect(one.refs[0]).toMatchObject({ rel: 'ROADMAP.md', resolution: 'units', units: ['milestones/v1.0-ROADMAP#phase-7'] });
+    expect(one.units.map((u) => u.id)).toEqual(['milestones/v1.0-ROADMAP#phase-7']);
+    // Two archives hold phase 7 (numbering restarted): the one beside the plan's archived phases folder, else none.
+    const two = { 'milestones/v1.0-ROADMAP.md': archive('v1.0', [7]), 'milestones/v2.0-ROADMAP.md': archive('v2.0', [7]) };
+    expect(analyse(body, 'milestones/v2.0-phases/07-later/07-01-PLAN.md', two).refs[0]).toMatchObject({ resolution: 'units', units: ['milestones/v2.0-ROADMAP#phase-7'] });
+    expect(analyse(body, 'phases/07-later/07-01-PLAN.md', two).refs[0]).toMatchObject({ resolution: 'read', units: [] });
+    // ROADMAP.md has the phase: its own entry, archives aside.
+    expect(analyse(body, 'phases/01-core/01-09-PLAN.md', { 'milestones/v1.0-ROADMAP.md': archive('v1.0', [1]) }).refs[0]).toMatchObject({ resolution: 'units', units: ['ROADMAP#phase-1'] });
+  });
+
   it('keeps a note that names nothing as an unresolved note, and the file as a whole read', () => {
     const a = analyse('<tasks><task><read_first>.planning/phases/01-core/01-CONTEXT.md (the vibe)</read_first><action>x</action></task></tasks>\n');
     expect(a.refs[0]).toMatchObject({ via: 'read_first', resolution: 'read' });

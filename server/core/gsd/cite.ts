@@ -483,11 +483,26 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
     if (rel && index.files.has(rel)) citeLines(rel, n.ranges.map(rangeTitle).join(', '));
   }
 
-  // 4. A ROADMAP read means the plan's own phase entry.
+  // 4. A ROADMAP read means the plan's own phase entry. When ROADMAP.md keeps none because a finished
+  // milestone archived it (`milestones/v1.0-ROADMAP.md`), the entry is the archive's: the one beside the
+  // plan's archived phases folder, or the only archive that holds the phase.
+  const standIn = new Map<string, string[]>();
   if (plan.kind === 'phase') {
+    const entries = (rel: string) => (index.byFile.get(rel) ?? []).filter((u) => u.kind === 'phase' && u.phase !== undefined && phaseKey(u.phase) === phaseKey(plan.phase));
     for (const r of refs) {
       if (!r.rel || !isRoadmapDoc(r.rel)) continue;
-      for (const u of index.byFile.get(r.rel) ?? []) if (u.kind === 'phase' && u.phase !== undefined && phaseKey(u.phase) === phaseKey(plan.phase)) cite(u, 'phase', u.label ?? u.title);
+      let own = entries(r.rel);
+      if (!own.length && !r.rel.startsWith('milestones/')) {
+        const archives = [...index.byFile.keys()].filter((f) => f.startsWith('milestones/') && isRoadmapDoc(f) && entries(f).length);
+        const version = /^milestones\/(.+)-phases\//.exec(plan.file)?.[1];
+        const beside = archives.filter((f) => version !== undefined && f === `milestones/${version}-ROADMAP.md`);
+        const pickFrom = beside.length ? beside : archives;
+        if (pickFrom.length === 1) {
+          own = entries(pickFrom[0] as string);
+          standIn.set(r.rel, own.map((u) => u.id));
+        }
+      }
+      for (const u of own) cite(u, 'phase', u.label ?? u.title);
     }
   }
 
@@ -520,7 +535,10 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
       r.capsule = sid;
       continue;
     }
-    const mine = kept.filter((k) => k.u.file === r.rel).map((k) => k.u.id);
+    // Its own units, and the archived entry standing in for a ROADMAP read (or the unit holding it).
+    const archived = (standIn.get(r.rel) ?? []).map((id) => index.byId.get(id)).filter((u): u is PlacedUnit => u !== undefined);
+    const holds = (k: { u: PlacedUnit }) => archived.some((a) => k.u.file === a.file && k.u.start <= a.start && k.u.end >= a.end);
+    const mine = kept.filter((k) => k.u.file === r.rel || holds(k)).map((k) => k.u.id);
     if (mine.length) {
       r.resolution = 'units';
       r.units = mine;
