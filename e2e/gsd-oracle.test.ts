@@ -136,6 +136,20 @@ describe('an independent count of what each plan cites', () => {
     expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-store/01-RESEARCH.md §3' }]);
   });
 
+  it('takes "Section N" in a read_first item for the heading numbered so, as it does a section sign', () => {
+    const research = '# Research\n\n## 1. API Surface\n\nMemories are listed with GET /memories.\n\n## 4. Card Layout\n\nOne card shell holds every memory type.\n\n## 7. Pagination\n\nPages are cursor based, fifty at a time.\n';
+    const run = handTree('numbered-word', 'phases/01-mem/01-01-PLAN.md', {
+      'phases/01-mem/01-RESEARCH.md': research,
+      'phases/01-mem/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-mem/01-RESEARCH.md (Section 1, Section 4)\n</read_first><action>Type it.</action></task></tasks>\n',
+    });
+    const head = 'TASK 01-01\nType it.\nREFS\nto units: .planning/phases/01-mem/01-RESEARCH.md\n';
+    const ok = run(`${head}## 1. API Surface\nMemories are listed with GET /memories.\n## 4. Card Layout\nOne card shell holds every memory type.\n`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts.sections).toBe(2);
+    const bad = run(`${head}## 1. API Surface\nMemories are listed with GET /memories.\n## 7. Pagination\nPages are cursor based, fifty at a time.\n`);
+    expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-mem/01-RESEARCH.md Section 4' }]);
+  });
+
   it('takes a label set off at the start of a list item for a definition, not prose that begins with a name', () => {
     const run = handTree('labels', 'phases/01-store/01-01-PLAN.md', {
       'phases/01-store/01-CONTEXT.md': "# Context\n\n## Decisions\n\n- **D-01:** Snapshots are JSON files, one per run.\n\n## Claude's Discretion\n\n- ISO-8601 timestamp precision in filenames\n",

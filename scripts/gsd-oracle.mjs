@@ -194,6 +194,16 @@ function check(bench, out) {
           counts.sections++;
           if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}`);
         }
+        // The word before a number (`(Section 1, Section 4)`, `Sections 3 and 5`) names the headings numbered so.
+        for (const wm of item.matchAll(/\bsections?\s+(\d+(?:\.\d+)*(?:\s*(?:,|&|and)\s*\d+(?:\.\d+)*)*)/gi)) {
+          for (const n of wm[1].match(/\d+(?:\.\d+)*/g)) {
+            const numbered = new RegExp(`^${n.replace(/\./g, '\\.')}[.):]?\\s`);
+            const hit = headings.filter((h) => numbered.test(simple(h.replace(/^#{1,6}\s+/, ''))));
+            if (hit.length === 0) continue;
+            counts.sections++;
+            if (!hit.some((h) => has(h))) miss('section', `${written} Section ${n}`);
+          }
+        }
         // Line numbers the item names (`02-RESEARCH.md lines 320–430`): every non-blank line of them.
         checkLines(abs, written, item);
       }

@@ -96,6 +96,11 @@ describe('what a plan references', () => {
     const num = { 'phases/01-core/01-NOTES.md': '# Notes\n\n## Findings\n\n### 1. Profile Schema Shape\n\nWrap.\n\n### 3. Atomic Write Pattern\n\nRename.\n\n#### 3.1 APFS\n\nFsync.\n\n### 5) Routes\n\nGET.\n\n### 30. Other\n\nNo.\n' };
     expect(ids(analyse(rf('.planning/phases/01-core/01-NOTES.md §1 (snapshot wrapper design)'), undefined, num))).toEqual(['01-NOTES#1-profile-schema-shape']);
     expect(ids(analyse(rf('.planning/phases/01-core/01-NOTES.md §3, §5 (write pattern, routes)'), undefined, num))).toEqual(['01-NOTES#3-atomic-write-pattern', '01-NOTES#5-routes']);
+    // The word says it as well as the sign (evermemos-pretext 02-01: `02-RESEARCH.md (Section 1, Section 4)`,
+    // 02-05: `(Section 8 -- SSR boundary pattern)`), one number or a list of them.
+    expect(ids(analyse(rf('.planning/phases/01-core/01-NOTES.md (Section 1, Section 5)'), undefined, num))).toEqual(['01-NOTES#1-profile-schema-shape', '01-NOTES#5-routes']);
+    expect(ids(analyse(rf('.planning/phases/01-core/01-NOTES.md (Sections 3 and 5 -- write pattern)'), undefined, num))).toEqual(['01-NOTES#3-atomic-write-pattern', '01-NOTES#5-routes']);
+    expect(ids(analyse(rf('.planning/phases/01-core/01-NOTES.md (section 3.1)'), undefined, num))).toEqual(['01-NOTES#3-1-apfs']);
   });
 
   it('ends what a document governs at its sentence when the section comes first, and takes no phrase in capitals for a document', () => {

@@ -247,10 +247,13 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
   // A heading's whole title followed by the kind of part it is ("Run Log View section", "Status
   // Labels table") names it, however short its words.
   for (const h of handles) if (h.phrase?.test(lower) && !titled.includes(h.unit)) titled.push(h.unit);
-  // A section sign before a number (`§3`, `§5, §6`) names the heading numbered so (`### 3. Atomic Write Pattern`).
-  for (const m of clause.matchAll(/§\s*(\d+(?:\.\d+)*)/g)) {
-    const numbered = new RegExp(`^${(m[1] as string).replace(/\./g, '\\.')}[.):]?\\s`);
-    for (const h of handles) if (numbered.test(h.unit.title) && !hits.includes(h.unit)) hits.push(h.unit);
+  // A section sign or the word before a number (`§3`, `§5, §6`, `Section 1, Section 4`, `Sections 3
+  // and 5`) names the heading numbered so (`### 3. Atomic Write Pattern`).
+  for (const m of clause.matchAll(/(?:§|\bsections?\s)\s*(\d+(?:\.\d+)*(?:\s*(?:,|&|\band\b)\s*\d+(?:\.\d+)*)*)/gi)) {
+    for (const n of (m[1] as string).match(/\d+(?:\.\d+)*/g) ?? []) {
+      const numbered = new RegExp(`^${n.replace(/\./g, '\\.')}[.):]?\\s`);
+      for (const h of handles) if (numbered.test(h.unit.title) && !hits.includes(h.unit)) hits.push(h.unit);
+    }
   }
   for (const h of handles) {
     if (h.label) {
