@@ -183,12 +183,14 @@ function check(bench, out) {
           .split('\n')
           .filter((l) => /^#{1,6}\s/.test(l));
         const simple = (x) => x.toLowerCase().replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim();
+        // The heading numbered N (`### 3. Atomic Write Pattern`), not 30 nor 3.1.
+        const numbered = (n) => new RegExp(`^${n.replace(/\./g, '\\.')}[.):]?\\s`);
         for (const sm of item.matchAll(/§\s*([^,(—–;§]+)/g)) {
           const name = simple(sm[1].replace(/\s+(?:and|through|to)\s*$/i, ''));
           // A number alone (`§3`) names the heading numbered so (`### 3. Atomic Write Pattern`).
           const num = /^(\d+(?:\.\d+)*)$/.exec(name);
           if (!num && (name.length < 3 || /^[a-z][a-z0-9]*-\d+$/.test(name))) continue;
-          const begins = (h) => (num ? new RegExp(`^${num[1].replace(/\./g, '\\.')}[.):]?\\s`).test(h) : h.startsWith(name));
+          const begins = (h) => (num ? numbered(num[1]).test(h) : h.startsWith(name));
           const hit = headings.filter((h) => begins(simple(h.replace(/^#{1,6}\s+/, ''))));
           if (hit.length === 0) continue;
           counts.sections++;
@@ -197,8 +199,7 @@ function check(bench, out) {
         // The word before a number (`(Section 1, Section 4)`, `Sections 3 and 5`) names the headings numbered so.
         for (const wm of item.matchAll(/\bsections?\s+(\d+(?:\.\d+)*(?:\s*(?:,|&|and)\s*\d+(?:\.\d+)*)*)/gi)) {
           for (const n of wm[1].match(/\d+(?:\.\d+)*/g)) {
-            const numbered = new RegExp(`^${n.replace(/\./g, '\\.')}[.):]?\\s`);
-            const hit = headings.filter((h) => numbered.test(simple(h.replace(/^#{1,6}\s+/, ''))));
+            const hit = headings.filter((h) => numbered(n).test(simple(h.replace(/^#{1,6}\s+/, ''))));
             if (hit.length === 0) continue;
             counts.sections++;
             if (!hit.some((h) => has(h))) miss('section', `${written} Section ${n}`);

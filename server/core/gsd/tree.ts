@@ -244,6 +244,8 @@ type Found =
   | { kind: 'plan' | 'summary'; ref: PlanRef; id: string; planKind: 'phase' | 'quick'; phaseDir: string; note?: string; ownNumber?: string }
   | { kind: 'not-plan'; reason: string; namedRef?: PlanRef };
 
+const NOT_PLAN_NAME = 'the name is not NN-MM-PLAN.md (nor a bare PLAN.md), so it is not a GSD plan';
+
 const PLANNING_SKIP = new Set(['protocol', 'ledger', 'wire', 'capsules', 'node_modules', '.git']);
 
 /** Two phase (or plan) numbers are one, padding aside: `04.5` and `4.05`, `01` and `1`. */
@@ -294,7 +296,7 @@ function classify(rel: string): Found | undefined {
     if (named?.[1] && named[2] && folder && sameNumber(named[1], folder) && parts.length >= 3) {
       const ref = { phase: named[1], plan: named[2] };
       if (kind === 'summary') return { kind, ref, id: `${ref.phase}-${ref.plan}`, planKind: 'phase', phaseDir };
-      return { kind: 'not-plan', reason: 'the name is not NN-MM-PLAN.md (nor a bare PLAN.md), so it is not a GSD plan', namedRef: ref };
+      return { kind: 'not-plan', reason: NOT_PLAN_NAME, namedRef: ref };
     }
   }
   if (kind && inQuick) {
@@ -309,7 +311,7 @@ function classify(rel: string): Found | undefined {
   if (kind === 'summary') return undefined;
   return {
     kind: 'not-plan',
-    reason: inPhases || inQuick ? 'the name is not NN-MM-PLAN.md (nor a bare PLAN.md), so it is not a GSD plan' : 'not under phases/, quick/ or an archived milestone, so not a GSD plan',
+    reason: inPhases || inQuick ? NOT_PLAN_NAME : 'not under phases/, quick/ or an archived milestone, so not a GSD plan',
   };
 }
 
@@ -321,6 +323,19 @@ function idFromFrontmatter(fm: ParsedPlan, phase: string): { ref: PlanRef; id: s
   const m = fm.planId ? /^(\d+(?:\.\d+)*)-([A-Za-z0-9][A-Za-z0-9_.-]{0,40})$/.exec(fm.planId) : null;
   if (!m || !sameNumber(m[1] as string, phase)) return undefined;
   return { ref: { phase: m[1] as string, plan: m[2] as string }, id: fm.planId as string };
+}
+
+/**
+ * The id of a plan its frontmatter numbers (`phase: 1`, `plan: 1`), with the numbers as its file name
+ * writes them (`01-PLAN-01.md` -> 01-01) when they are the same numbers, else as the frontmatter does.
+ */
+function asFileWrites(rel: string, phase: string, plan: string): { ref: PlanRef; id: string } {
+  const nums = /^(\d+(?:\.\d+)*)\D+?(\d+[a-z]?)\D*$/i.exec(path.posix.basename(rel).replace(/\.md$/i, ''));
+  const split = (x: string) => /^(\d+)([a-z]?)$/i.exec(x);
+  const [a, b] = [split(nums?.[2] ?? ''), split(plan)];
+  const agree = nums?.[1] !== undefined && sameNumber(nums[1], phase) && a && b && sameNumber(a[1] as string, b[1] as string) && (a[2] as string).toLowerCase() === (b[2] as string).toLowerCase();
+  const ref = agree ? { phase: nums?.[1] as string, plan: nums?.[2] as string } : { phase, plan };
+  return { ref, id: `${ref.phase}-${ref.plan}` };
 }
 
 /**
@@ -387,15 +402,7 @@ export function loadGsdProject(dir: string): GsdProject {
       const byName = found.namedRef;
       const named =
         phase && planNo
-          ? (() => {
-              // The numbers as the file name writes them (`01-PLAN-01.md` for phase: 1, plan: 1), when they agree.
-              const nums = /^(\d+(?:\.\d+)*)\D+?(\d+[a-z]?)\D*$/i.exec(rel.slice(rel.lastIndexOf('/') + 1).replace(/\.md$/i, ''));
-              const samePlan = (a: string, b: string) => sameNumber(a.replace(/[a-z]$/i, ''), b.replace(/[a-z]$/i, '')) && /[a-z]?$/i.exec(a)?.[0].toLowerCase() === /[a-z]?$/i.exec(b)?.[0].toLowerCase();
-              const agree = nums?.[1] && nums[2] && sameNumber(nums[1], phase) && samePlan(nums[2], planNo);
-              const ph = agree ? (nums?.[1] as string) : phase;
-              const pl = agree ? (nums?.[2] as string) : planNo;
-              return { ref: { phase: ph, plan: pl }, id: `${ph}-${pl}`, why: 'named oddly; its frontmatter names phase and plan' };
-            })()
+          ? { ...asFileWrites(rel, phase, planNo), why: 'named oddly; its frontmatter names phase and plan' }
           : own
             ? { ...own, why: `named oddly; its frontmatter plan_id names it ${own.id}` }
             : byName && !fm?.planId
@@ -530,23 +537,20 @@ export function loadGsdProject(dir: string): GsdProject {
     if (!/plan(\.md)?$/.test(name)) return undefined;
     return byFileName.get(`${path.posix.dirname(p.file)}/${name.endsWith('.md') ? name : `${name}.md`}`.toLowerCase());
   };
-  // A phase folder named whole (`01-foundation-gui-bootstrap`): every plan of that phase, and every
-  // finished task of it whose PLAN is gone, in id order.
+  // Every plan of a phase, and every finished task of it whose PLAN is gone, in id order: the phase a
+  // folder named whole (`01-foundation-gui-bootstrap`) or a number alone (`Phase 4`; a bare `4` that
+  // names no other plan of the plan's own phase, getting_into_character 05-01 `[4]`, 04-03 `[3]`) means.
+  const phaseIds = (inPhase: (x: { phase: string; file: string }) => boolean): string[] => {
+    const ids = [...plansByKey.values()].filter((q) => q.kind === 'phase' && inPhase(q)).map((q) => q.id);
+    for (const [key, sm] of summariesByKey) if (sm.kind === 'phase' && !plansByKey.has(key) && inPhase(sm)) ids.push(sm.id);
+    return [...new Set(ids)].sort(comparePlanIds);
+  };
   const phaseFolder = (entry: string): string[] => {
     const name = entry.trim().replace(/\/+$/, '').replace(/^.*\//, '').toLowerCase();
     if (!/^\d+(?:\.\d+)*-[a-z]/.test(name)) return [];
-    const inFolder = (file: string) => path.posix.basename(path.posix.dirname(file)).toLowerCase() === name;
-    const ids = [...plansByKey.values()].filter((q) => q.kind === 'phase' && inFolder(q.file)).map((q) => q.id);
-    for (const [key, sm] of summariesByKey) if (sm.kind === 'phase' && !plansByKey.has(key) && inFolder(sm.file)) ids.push(sm.id);
-    return [...new Set(ids)].sort(comparePlanIds);
+    return phaseIds((x) => path.posix.basename(path.posix.dirname(x.file)).toLowerCase() === name);
   };
-  // A phase by its number alone (`Phase 4`; a bare `4` that names no other plan of the plan's own phase,
-  // getting_into_character 05-01 `[4]`, 04-03 `[3]`): every plan of that phase and its finished tasks.
-  const phaseNumber = (n: string): string[] => {
-    const ids = [...plansByKey.values()].filter((q) => q.kind === 'phase' && sameNumber(q.phase, n)).map((q) => q.id);
-    for (const [key, sm] of summariesByKey) if (sm.kind === 'phase' && !plansByKey.has(key) && sameNumber(sm.phase, n)) ids.push(sm.id);
-    return [...new Set(ids)].sort(comparePlanIds);
-  };
+  const phaseNumber = (n: string): string[] => phaseIds((x) => sameNumber(x.phase, n));
   for (const p of plansByKey.values()) {
     const deps: string[] = [];
     for (const entry of p.parsed.dependsOn) {
@@ -555,8 +559,9 @@ export function loadGsdProject(dir: string): GsdProject {
       // `Phase N` is a phase; a bare N is one when it names neither another plan of this phase nor a
       // finished task of it whose PLAN is gone.
       const bare = /^(phase\s*)?(\d+(?:\.\d+)*)$/i.exec(entry.trim());
-      const finishedHere = ref !== undefined && !plansByKey.has(refKey(ref)) && summariesByKey.has(refKey(ref));
-      const asPhase = bare?.[2] !== undefined && (bare[1] !== undefined || target?.id === p.id || (!target && !finishedHere));
+      // A finished task whose PLAN is gone but whose SUMMARY is here.
+      const finished = ref && !plansByKey.has(refKey(ref)) ? summariesByKey.get(refKey(ref)) : undefined;
+      const asPhase = bare?.[2] !== undefined && (bare[1] !== undefined || target?.id === p.id || (!target && !finished));
       if (asPhase) target = undefined;
       const phase = target ? [] : [...phaseFolder(entry), ...(asPhase ? phaseNumber(bare?.[2] ?? '') : [])].filter((id) => id !== p.id);
       if (phase.length) {
@@ -564,8 +569,7 @@ export function loadGsdProject(dir: string): GsdProject {
         continue;
       }
       if (!target) {
-        // A finished task whose PLAN is gone but whose SUMMARY is here: the dependency stands (its capsule is carried).
-        const finished = ref && !plansByKey.has(refKey(ref)) ? summariesByKey.get(refKey(ref)) : undefined;
+        // The finished task: the dependency stands (its capsule is carried).
         if (finished) {
           if (!deps.includes(finished.id)) deps.push(finished.id);
           continue;
