@@ -182,6 +182,16 @@ describe('what a plan references', () => {
     expect(ids(analyse('<objective>Keep D-02.</objective>\n<tasks><task><action>x</action></task></tasks>\n'))).toEqual(['01-CONTEXT#D-02']);
   });
 
+
+  it('takes a label\'s definition in a document written before the plan ran over the VERIFICATION report written after it (GradProj 01-01 REQ-AUTH-01)', () => {
+    const plan = '---\nwave: 1\nrequirements: [REQ-X-01]\n---\n<tasks><task><action>x</action></task></tasks>\n';
+    const research = '# Phase 3 - Research\n\n## Requirements\n\n| ID | Description |\n|----|-------------|\n| REQ-X-01 | Sign up creates a profile row |\n';
+    const verification = '# Phase 3 Verification\n\n## Requirements Coverage\n\n| Req | Plan | Status |\n|-----|------|--------|\n| REQ-X-01 | 03-09 | SATISFIED: router.py line 33 |\n';
+    const extra = { 'phases/03-extra/03-RESEARCH.md': research, 'phases/03-extra/03-VERIFICATION.md': verification };
+    expect(ids(analyse(plan, 'phases/03-extra/03-09-PLAN.md', extra))).toEqual(['03-RESEARCH#REQ-X-01']);
+    // Defined only in the report, it is still carried: the plan cites it and nothing else defines it.
+    expect(ids(analyse(plan, 'phases/03-extra/03-09-PLAN.md', { 'phases/03-extra/03-VERIFICATION.md': verification }))).toEqual(['03-VERIFICATION#REQ-X-01']);
+  });
   it('does not take a document the plan writes for one it cites by its section names', () => {
     // The plan creates 01-FINDINGS.md and describes its sections: that is output, not context.
     const findings = '# Findings\n\n## Root Cause\n\nThe path was wrong.\n\n## Recommended Fix\n\nJoin the parts.\n';

@@ -89,6 +89,8 @@ function phaseKey(p: string): string {
 const isContextDoc = (rel: string) => /(^|[-_/])CONTEXT\.md$/i.test(rel);
 const isRequirementsDoc = (rel: string) => /REQUIREMENTS[^/]*\.md$/i.test(rel);
 const isRoadmapDoc = (rel: string) => /(^|[-_/])ROADMAP\.md$/i.test(rel);
+/** A report written after a plan ran (its VERIFICATION, UAT, a milestone audit): it restates labels, it does not define them. */
+const isReportDoc = (rel: string) => /(^|[-_/])(VERIFICATION|UAT|MILESTONE-AUDIT)\.md$/i.test(rel);
 
 /** The folder of a plan inside the planning tree (`phases/02-persistence`). */
 function planDir(plan: GsdPlan): string {
@@ -123,7 +125,8 @@ function resolveLabel(index: UnitIndex, plan: GsdPlan, label: string, qualifier:
   const formRank = (u: PlacedUnit) => (/^\s*\|/.test(u.text ?? '') ? 1 : 0);
   const pick = (cands: PlacedUnit[], pref: (u: PlacedUnit) => number): PlacedUnit[] => {
     if (cands.length <= 1) return cands;
-    const score = (u: PlacedUnit) => pref(u) * 10 + formRank(u);
+    // Within one preference, a definition in a report comes after one written for planning.
+    const score = (u: PlacedUnit) => pref(u) * 10 + (isReportDoc(u.file) ? 2 : 0) + formRank(u);
     const best = Math.min(...cands.map(score));
     const top = cands.filter((u) => score(u) === best);
     // Several copies of one text are one meaning.
