@@ -113,6 +113,19 @@ describe('what a plan references', () => {
     expect(ids(analyse(plan('Keep to PROJECT Constraints.'), undefined, project))).toEqual(['PROJECT#constraints']);
   });
 
+  it('takes a heading of one word for a name only where the plan writes it as one, not as a word of its prose (primorholding 01-01 "includes metadata")', () => {
+    const research = '# Phase 3 - Research\n\n### Pattern 6: Root Layout\n\nWrap children in the provider.\n\n## Sources\n\n- docs\n\n## Metadata\n\nConfidence: high.\n';
+    const extra = { 'phases/03-extra/03-RESEARCH.md': research };
+    const plan = (action: string) => `---\nwave: 1\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;
+    const at = 'phases/03-extra/03-09-PLAN.md';
+    expect(ids(analyse(plan('Replace layout.tsx with the root layout from 03-RESEARCH.md Pattern 6: it includes metadata with a title template.'), at, extra))).toEqual(['03-RESEARCH#pattern-6']);
+    // Written as a name, capitalised or right after the document's name, it is the section.
+    expect(ids(analyse(plan('Keep the confidence levels in 03-RESEARCH.md Pattern 6 and Metadata.'), at, extra))).toEqual(['03-RESEARCH#pattern-6', '03-RESEARCH#metadata']);
+    expect(ids(analyse(plan('Per 03-RESEARCH.md metadata, confidence is high.'), at, extra))).toEqual(['03-RESEARCH#metadata']);
+    // HYDRA 03-02: "(prevents the relative-path pitfall from research)" names the Common Pitfalls section.
+    expect(ids(analyse(plan('Default to an absolute path (prevents the timing pitfall from research).')))).toEqual(['01-RESEARCH#common-pitfalls']);
+  });
+
   it('does not take a document\'s title heading for a section it names', () => {
     const extra = { 'phases/01-core/01-VERIFICATION.md': '---\nstatus: passed\n---\n\n# Phase 1: Core Verification Report\n\n## Goal Achievement\n\nAll of it.\n\n## Gaps\n\nNone.\n' };
     const plan = (action: string) => `---\nwave: 1\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;

@@ -213,6 +213,17 @@ function sectionHandles(units: PlacedUnit[], text = ''): Handle[] {
   return out;
 }
 
+/**
+ * Whether a clause writes a one-word heading title as a name, not as a word of its prose: with its
+ * capital ("Pattern 6 and Metadata"), as the clause's first word ("RESEARCH.md metadata") or right
+ * before the document ("the relative-path pitfall from research"), not "includes metadata with a
+ * title template". A read's note is a list of names: every word in it is one.
+ */
+function asName(clause: string, word: string): boolean {
+  const ws = clause.match(/[A-Za-z0-9][A-Za-z0-9'’-]*/g) ?? [];
+  return ws.some((w, i) => stem(w.toLowerCase().replace(/['’]/g, '')) === word && (i === 0 || /^[A-Z]/.test(w) || /^(?:from|in|of)$/i.test(ws[i + 1] ?? '')));
+}
+
 /** The sections of one document a clause of the plan names. */
 function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedUnit[] {
   const hits: PlacedUnit[] = [];
@@ -267,7 +278,7 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
         continue;
       }
     }
-    if (h.title && h.title.every((w) => clauseWords.has(w))) titled.push(h.unit);
+    if (h.title && h.title.every((w) => clauseWords.has(w)) && (h.title.length > 1 || list || asName(clause, h.title[0] as string))) titled.push(h.unit);
   }
   // A label no heading of the document carries ("open question 2", "pitfall 7" where the items are a
   // numbered list) names the section whose title holds its word: "Open Questions", "Pitfalls".

@@ -199,10 +199,12 @@ describe('dependencies, file names and paths', () => {
     expect(p.workflowRefs).toEqual([]);
   });
 
-  it('takes no package name or import alias in prose for a file to read (j16z "@slack/webhook", "@/lib/api"; idnms "@testing-library/react")', () => {
+  it('takes no package name, pinned or not, or import alias in prose for a file to read (j16z "@slack/webhook", "@/lib/api"; idnms "@testing-library/react"; primorholding "@clerk/nextjs@^6.39.0")', () => {
     const body = [
       '<tasks><task>',
       '<action>Install @testing-library/react and `@types/node`. Import useQuery from "@convex-dev/react" and api from "@/lib/api".',
+      // A package pinned to a version (primorholding 01-02) ends in what looks like an extension.
+      'If v7 breaks, fall back to `@clerk/nextjs@^6.39.0`, or @vitejs/plugin-react@4.3.1, or @scope/pkg@latest.',
       'Read @src/lib/api.ts, the helpers in @src/lib/ and @.planning/research/STACK.</action>',
       '</task></tasks>',
     ].join('\n');
