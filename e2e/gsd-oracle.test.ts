@@ -20,7 +20,7 @@ interface Miss {
   what: string;
 }
 interface OracleReport {
-  counts: { plans: number; ids: number; reads: number; sections: number; line_ranges: number; task_lines: number };
+  counts: { plans: number; ids: number; context_reads: number; reads: number; sections: number; line_ranges: number; task_lines: number };
   misses: Miss[];
 }
 
@@ -119,6 +119,19 @@ describe('an independent count of what each plan cites', () => {
     // The section's body without its heading, or another section: the named one is missing.
     const bad = run(`${head}## Sign-Off\nApproved by the checker on the day.\n`);
     expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-ui/01-UI-SPEC.md §SignIn Page' }]);
+  });
+
+  it('reports a brief that does not name a planning file a <context> line reads, however its path begins (GradProj "@G:/AI/AXIOM-V2/.planning/ROADMAP.md")', () => {
+    const run = handTree('context-reads', 'phases/01-ui/01-01-PLAN.md', {
+      'ROADMAP.md': '# Roadmap\n\n### Phase 1: UI\n\n**Goal**: A page.\n',
+      'phases/01-ui/01-01-PLAN.md': '---\nwave: 1\n---\n<context>\n@G:/AI/app/.planning/ROADMAP.md\n@G:/AI/app/backend/main.py\n</context>\n<tasks><task><action>Build the page.</action></task></tasks>\n',
+    });
+    const task = 'TASK 01-01\nBuild the page.\n';
+    const ok = run(`${task}REFS\nto units: .planning/ROADMAP.md > § ROADMAP#phase-1\n### Phase 1: UI\n**Goal**: A page.\n`);
+    expect(ok.misses).toEqual([]);
+    // The source file outside .planning is not the oracle's to check; the roadmap is.
+    expect(ok.counts.context_reads).toBe(1);
+    expect(run(task).misses).toEqual([{ tree: 't', plan: '01-01', kind: 'context', what: 'G:/AI/app/.planning/ROADMAP.md (<context>)' }]);
   });
 
   it('takes a section sign before a number for the heading numbered so', () => {

@@ -13,6 +13,8 @@
  *    CONTEXT.md wins, then REQUIREMENTS files, then any document; a REQUIREMENTS entry is wanted
  *    even when the phase CONTEXT also defines the label. One definition line of each must be in the
  *    plan's resolved v2 brief (`OUT/<tree>/<id>.v2.resolved.txt`);
+ *  - context reads: every `.planning` file an `@` line of `<context>` names, however its path begins
+ *    (`@G:/AI/app/.planning/ROADMAP.md`), must be named in the brief (read, resolved or listed missing);
  *  - reads: every `.planning` file named in a `<read_first>` block must be named in the brief and
  *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief, and
  *    every heading a `§Name` beside it begins must be in the brief (`§3`: the heading numbered 3,
@@ -96,7 +98,7 @@ function definitions(planning) {
 
 function check(bench, out) {
   const misses = [];
-  const counts = { plans: 0, ids: 0, reads: 0, sections: 0, line_ranges: 0, task_lines: 0 };
+  const counts = { plans: 0, ids: 0, context_reads: 0, reads: 0, sections: 0, line_ranges: 0, task_lines: 0 };
   const defsByTree = new Map();
   for (const tree of bench.trees) {
     const planning = path.join(tree.dir, '.planning');
@@ -157,6 +159,21 @@ function check(bench, out) {
       const wants = ctx.length ? [ctx, ...(req.length ? [req] : [])] : [req.length ? req : all];
       counts.ids++;
       for (const want of wants) if (!want.some((d) => has(d.line))) miss('id', `${m[1]} (defined in ${[...new Set(want.map((d) => d.file))].join(', ')})`);
+    }
+
+    // <context> reads: every planning file an `@` line names (however the path begins: `@.planning/x`,
+    // `@G:/AI/app/.planning/x`, `@/home/me/app/.planning/x`) must be named in the brief, resolved or
+    // listed as missing; a read is never dropped.
+    for (const line of blockLines(text, 'context')) {
+      const cm = /^\s*(?:[-*]\s+)?@(\S+)/.exec(line);
+      if (!cm) continue;
+      const at = cm[1].replace(/\\/g, '/').replace(/[`'".:;,)]+$/, '');
+      const i = at.indexOf('.planning/');
+      if (i === -1 || /[*?]/.test(at)) continue;
+      const rel = at.slice(i + '.planning/'.length).replace(/\/+$/, '');
+      if (!rel || rel.endsWith('/')) continue;
+      counts.context_reads++;
+      if (!brief.includes(rel)) miss('context', `${cm[1]} (<context>)`);
     }
 
     // read_first.
@@ -295,7 +312,7 @@ function main(argv) {
   if (argv.includes('--json')) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
   else {
     for (const m of r.misses) process.stdout.write(`MISSING ${m.tree}/${m.plan} ${m.kind}: ${m.what}\n`);
-    process.stdout.write(`${r.counts.plans} plans: ${r.counts.ids} ids, ${r.counts.reads} read_first files, ${r.counts.sections} sections they name, ${r.counts.line_ranges} line ranges, ${r.counts.task_lines} task lines checked; ${r.misses.length} missing\n`);
+    process.stdout.write(`${r.counts.plans} plans: ${r.counts.ids} ids, ${r.counts.context_reads} <context> reads, ${r.counts.reads} read_first files, ${r.counts.sections} sections they name, ${r.counts.line_ranges} line ranges, ${r.counts.task_lines} task lines checked; ${r.misses.length} missing\n`);
   }
   return r.misses.length ? 1 : 0;
 }

@@ -199,6 +199,23 @@ describe('dependencies, file names and paths', () => {
     expect(p.workflowRefs).toEqual([]);
   });
 
+  it('reads a path written from a Windows drive (GradProj 06-01 "@G:/AI/AXIOM-V2/.planning/ROADMAP.md"), not a read named "G" dropped', () => {
+    const body = [
+      '<context>',
+      '@G:/AI/AXIOM-V2/.planning/ROADMAP.md',
+      '@C:\\code\\app\\backend\\main.py (the app factory)',
+      '</context>',
+      '<tasks><task><read_first>',
+      '- D:/work/app/.planning/phases/06-x/06-RESEARCH.md: Pattern 2',
+      '</read_first><action>x</action></task></tasks>',
+    ].join('\n');
+    expect(parsePlan(`---\nwave: 1\n---\n${body}`).reads).toEqual([
+      { path: 'G:/AI/AXIOM-V2/.planning/ROADMAP.md', via: 'context' },
+      { path: 'C:/code/app/backend/main.py', via: 'context', note: 'the app factory' },
+      { path: 'D:/work/app/.planning/phases/06-x/06-RESEARCH.md', via: 'read_first', note: 'Pattern 2' },
+    ]);
+  });
+
   it('takes no package name, pinned or not, or import alias in prose for a file to read (j16z "@slack/webhook", "@/lib/api"; idnms "@testing-library/react"; primorholding "@clerk/nextjs@^6.39.0")', () => {
     const body = [
       '<tasks><task>',

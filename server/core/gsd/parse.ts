@@ -547,7 +547,8 @@ function splitTopLevel(line: string): string[] {
  */
 export function readItem(raw: string): { path: string; note?: string } | undefined {
   const s = raw.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '').trim();
-  const m = /^@?[`'"]?@?((?:\.\/)?[^\s`'"<>()[\],]+?)[`'"]?(?=$|[\s:(,—–])(.*)$/.exec(s);
+  // A Windows drive (`G:/AI/app/.planning/ROADMAP.md`) begins the path: its colon does not end it.
+  const m = /^@?[`'"]?@?((?:\.\/|[A-Za-z]:[\\/])?[^\s`'"<>()[\],]+?)[`'"]?(?=$|[\s:(,—–])(.*)$/.exec(s);
   if (!m) return undefined;
   const written = (m[1] as string).replace(/\\/g, '/').replace(/[.:;]+$/, '');
   // A glob (`*-SUMMARY.md`) is a reference too: clean it as a path with its wildcards masked.
