@@ -330,6 +330,21 @@ describe('import gsd on odd trees', () => {
     expect(p.issues.filter((i) => i.file.startsWith('phases/24') && (i.kind === 'unresolved_depends' || i.kind === 'summary_without_plan'))).toEqual([]);
   });
 
+  it('imports NN-PLAN.md lying in phases/ itself, no folder, as phase NN\'s plan, with NN-SUMMARY.md beside it (ANierbeck/Ollamac phases/04-PLAN.md)', () => {
+    const { planning, put, plan } = oddPlanning();
+    put('phases/31-PLAN.md', plan('wave: 1', 'Backend protocol.'));
+    put('phases/31-SUMMARY.md', '# Phase 31 summary\n\nThe protocol is in.\n');
+    put('phases/32.1-PLAN.md', '# Phase 32.1 plan\n\n## Tasks\n\n1. Fix the build.\n');
+    put('phases/33-02-PLAN.md', plan('wave: 2', 'Numbered, flat.'));
+    const p = loadGsdProject(planning);
+    const byFile = (f: string) => p.planFiles.find((x) => x.file === f);
+    expect(byFile('phases/31-PLAN.md')).toMatchObject({ status: 'imported', id: '31-plan' });
+    expect(byFile('phases/32.1-PLAN.md')).toMatchObject({ status: 'imported', id: '32.1-plan' });
+    expect(byFile('phases/33-02-PLAN.md')).toMatchObject({ status: 'imported', id: '33-02' });
+    expect(p.plans.find((x) => x.id === '31-plan')?.summary?.file).toBe('phases/31-SUMMARY.md');
+    expect(p.issues.filter((i) => i.file.startsWith('phases/3') && /^phases\/3\d/.test(i.file) && (i.kind === 'ignored_file' || i.kind === 'summary_without_plan'))).toEqual([]);
+  });
+
   it('imports a plan named oddly whose frontmatter names phase and plan (cc-proxy 01-PLAN-01.md, phase: 1, plan: 1) under the numbers as its file name writes them', () => {
     const { planning, put, plan } = oddPlanning();
     put('phases/26-auth/26-PLAN-01.md', plan('phase: 26\nplan: 1\nwave: 1', 'Scaffold.'));

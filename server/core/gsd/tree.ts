@@ -260,7 +260,8 @@ function dirPhase(dir: string): string | undefined {
 
 /**
  * What a Markdown file of the planning tree is, from where it sits and its name: a phase plan
- * (`NN-MM[-slug]-PLAN.md`, `NN-MMb-PLAN.md`, or a bare `PLAN.md` / `NN-PLAN.md` in a phase folder),
+ * (`NN-MM[-slug]-PLAN.md`, `NN-MMb-PLAN.md`, a bare `PLAN.md` / `NN-PLAN.md` in a phase folder, or
+ * `NN-PLAN.md` in `phases/` itself),
  * a quick task (`quick/NNN-slug/NNN-PLAN.md`, `quick/NNN-slug/PLAN.md`), their summaries, or a file
  * whose name says PLAN but that is none of these.
  */
@@ -274,15 +275,21 @@ function classify(rel: string): Found | undefined {
   const inPhases = parts[0] === 'phases' || (parts[0] === 'milestones' && parts.length >= 3 && /phases/i.test(parts[1] as string));
   const inQuick = parts[0] === 'quick';
   if (kind && inPhases) {
-    const phaseDir = (parts[0] === 'phases' ? parts[1] : parts[2]) ?? '';
+    // A tree laid out flat puts its plans in `phases/` itself, no folder (`phases/04-PLAN.md`).
+    const flat = parts.length === (parts[0] === 'phases' ? 2 : 3);
+    const phaseDir = flat ? '' : ((parts[0] === 'phases' ? parts[1] : parts[2]) ?? '');
     const ref = (kind === 'plan' ? planFileRef : summaryFileRef)(name);
-    if (ref && parts.length >= 3) return { kind, ref, id: `${ref.phase}-${ref.plan}`, planKind: 'phase', phaseDir };
+    if (ref && (parts.length >= 3 || flat)) return { kind, ref, id: `${ref.phase}-${ref.plan}`, planKind: 'phase', phaseDir };
     const bare = new RegExp(`^(?:(\\d+(?:\\.\\d+)*)-)?${kind === 'plan' ? 'PLAN' : 'SUMMARY'}\\.md$`, 'i').exec(name);
     const folder = dirPhase(phaseDir);
     // `01-PLAN.md` in `02-settings-ui/` is plan 01 of phase 02; in `01-core/` it is phase 01's plan.
     if (bare?.[1] && folder && parts.length >= 3 && !sameNumber(bare[1], folder) && !bare[1].includes('.')) {
       const id = `${folder}-${bare[1]}`;
       return { kind, ref: { phase: folder, plan: bare[1] }, id, planKind: 'phase', phaseDir, note: `${name} in ${phaseDir}: plan ${bare[1]} of phase ${folder}, imported as ${id}` };
+    }
+    // `phases/04-PLAN.md`: phase 04's plan.
+    if (bare?.[1] && flat) {
+      return { kind, ref: { phase: bare[1], plan: 'plan' }, id: `${bare[1]}-plan`, planKind: 'phase', phaseDir, note: `${name} in phases/ itself: the plan of phase ${bare[1]}, imported as ${bare[1]}-plan` };
     }
     const phase = bare ? (bare[1] ?? folder) : undefined;
     if (bare && phase && parts.length >= 3) {
