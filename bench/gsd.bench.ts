@@ -45,7 +45,7 @@ function mutationRun(dir: string): { counts: Record<string, number>; undetected:
 }
 
 interface OracleReport {
-  counts: { plans: number; ids: number; reads: number; sections: number; line_ranges: number; task_lines: number };
+  counts: { plans: number; ids: number; context_reads: number; reads: number; sections: number; line_ranges: number; task_lines: number };
   misses: { tree: string; plan: string; kind: string; what: string }[];
 }
 
@@ -139,7 +139,7 @@ export default async function ({ root }: { root: string }): Promise<string> {
     `  80% below v1 leaves ${n(Math.max(0, Math.floor(r.total.v1_tokens * 0.2) - r.total.plan_tokens))} tokens for everything the ${r.total.plans} plans reference (units, capsules, reads); v2 spends ${n(r.total.v2_tokens - r.total.plan_tokens)} (${n(r.total.lean_scope.v2_tokens - r.total.plan_tokens)} at lean's scope).`,
     `  Where a plan cites no id and names no \`<read_first>\` file, lean is the plan alone, and v2, which carries the plan and what it references, can only beat it by its ids.`,
     '',
-    `Independent check (\`scripts/gsd-oracle.mjs\`, which shares no code with the product, over the emitted briefs): ${n(oracle.counts.ids)} cited ids, ${n(oracle.counts.reads)} \`<read_first>\` files, ${n(oracle.counts.sections)} sections the plans name (with \`§\` in a \`<read_first>\` item, or numbered beside a document in prose: \`RESEARCH.md Pattern 3\`), ${n(oracle.counts.line_ranges)} line ranges, ${n(oracle.counts.task_lines)} task lines in ${oracle.counts.plans} plans; ${oracle.misses.length === 0 ? '**none missing**' : `**${oracle.misses.length} missing**: ${oracle.misses.slice(0, 5).map((m) => `${m.tree}/${m.plan} ${m.kind} ${m.what}`).join('; ')}`}.`,
+    `Independent check (\`scripts/gsd-oracle.mjs\`, which shares no code with the product, over the emitted briefs): ${n(oracle.counts.ids)} cited ids, ${n(oracle.counts.context_reads)} planning files read from \`<context>\`, ${n(oracle.counts.reads)} \`<read_first>\` files, ${n(oracle.counts.sections)} sections the plans name (with \`§\` in a \`<read_first>\` item, or numbered beside a document in prose: \`RESEARCH.md Pattern 3\`), ${n(oracle.counts.line_ranges)} line ranges, ${n(oracle.counts.task_lines)} task lines in ${oracle.counts.plans} plans; ${oracle.misses.length === 0 ? '**none missing**' : `**${oracle.misses.length} missing**: ${oracle.misses.slice(0, 5).map((m) => `${m.tree}/${m.plan} ${m.kind} ${m.what}`).join('; ')}`}.`,
     '',
     `Plans where v2 exceeds lean (${r.over_lean.length}), with the reason:`,
     '',
