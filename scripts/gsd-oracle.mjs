@@ -171,7 +171,7 @@ function check(bench, out) {
       const i = at.indexOf('.planning/');
       if (i === -1 || /[*?]/.test(at)) continue;
       const rel = at.slice(i + '.planning/'.length).replace(/\/+$/, '');
-      if (!rel || rel.endsWith('/')) continue;
+      if (!rel) continue;
       counts.context_reads++;
       if (!brief.includes(rel)) miss('context', `${cm[1]} (<context>)`);
     }

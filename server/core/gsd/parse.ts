@@ -608,7 +608,7 @@ function inlineRefs(body: string): { path: string; note?: string }[] {
       // an import alias written in prose (`@slack/webhook`, `"@/lib/api"`), which names no file, nor a
       // package pinned to a version (`@clerk/nextjs@^6.39.0`, `@scope/pkg@latest`).
       if (!p || /@(?:[\^~<>=]*v?\d|latest$|next$)/.test(p)) continue;
-      if ((/\.[A-Za-z0-9]{1,8}$/.test(p) || p.endsWith('/') || p.startsWith('.planning/'))) out.push({ path: p });
+      if (/\.[A-Za-z0-9]{1,8}$/.test(p) || p.endsWith('/') || p.startsWith('.planning/')) out.push({ path: p });
     }
   }
   return out;

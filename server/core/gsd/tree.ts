@@ -279,7 +279,7 @@ function classify(rel: string): Found | undefined {
     const flat = parts.length === (parts[0] === 'phases' ? 2 : 3);
     const phaseDir = flat ? '' : ((parts[0] === 'phases' ? parts[1] : parts[2]) ?? '');
     const ref = (kind === 'plan' ? planFileRef : summaryFileRef)(name);
-    if (ref && (parts.length >= 3 || flat)) return { kind, ref, id: `${ref.phase}-${ref.plan}`, planKind: 'phase', phaseDir };
+    if (ref) return { kind, ref, id: `${ref.phase}-${ref.plan}`, planKind: 'phase', phaseDir };
     const bare = new RegExp(`^(?:(\\d+(?:\\.\\d+)*)-)?${kind === 'plan' ? 'PLAN' : 'SUMMARY'}\\.md$`, 'i').exec(name);
     const folder = dirPhase(phaseDir);
     // `01-PLAN.md` in `02-settings-ui/` is plan 01 of phase 02; in `01-core/` it is phase 01's plan.
@@ -287,15 +287,12 @@ function classify(rel: string): Found | undefined {
       const id = `${folder}-${bare[1]}`;
       return { kind, ref: { phase: folder, plan: bare[1] }, id, planKind: 'phase', phaseDir, note: `${name} in ${phaseDir}: plan ${bare[1]} of phase ${folder}, imported as ${id}` };
     }
-    // `phases/04-PLAN.md`: phase 04's plan.
-    if (bare?.[1] && flat) {
-      return { kind, ref: { phase: bare[1], plan: 'plan' }, id: `${bare[1]}-plan`, planKind: 'phase', phaseDir, note: `${name} in phases/ itself: the plan of phase ${bare[1]}, imported as ${bare[1]}-plan` };
-    }
     const phase = bare ? (bare[1] ?? folder) : undefined;
-    if (bare && phase && parts.length >= 3) {
-      // `01-PLAN.md` in `01-core/`: the phase's plan, unless its folder numbers plans (see loadGsdProject).
+    if (bare && phase) {
+      // `01-PLAN.md` in `01-core/`: the phase's plan, unless its folder numbers plans (see loadGsdProject);
+      // `phases/04-PLAN.md`, no folder: phase 04's plan.
       const ownNumber = bare[1] && folder && !bare[1].includes('.') ? bare[1] : undefined;
-      return { kind, ref: { phase, plan: 'plan' }, id: `${phase}-plan`, planKind: 'phase', phaseDir, note: `a bare ${name} in ${phaseDir}: imported as plan ${phase}-plan`, ...(ownNumber ? { ownNumber } : {}) };
+      return { kind, ref: { phase, plan: 'plan' }, id: `${phase}-plan`, planKind: 'phase', phaseDir, note: `a bare ${name} in ${phaseDir || path.posix.dirname(rel)}: imported as plan ${phase}-plan`, ...(ownNumber ? { ownNumber } : {}) };
     }
     // `06-gap-fixes-PLAN.md` in `06-polish/`: a plan named, not numbered, of the folder's phase. Its
     // summary is taken here; the plan is taken by loadGsdProject when its frontmatter names no other id.
