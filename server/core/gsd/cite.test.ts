@@ -196,6 +196,18 @@ describe('what a plan references', () => {
   });
 
 
+  it('means the plan\'s own phase\'s D-01 in a tree laid out flat, phase files beside one another (0999312/Cookery 2-PLAN.md beside 1-CONTEXT.md and 2-CONTEXT.md; Ollamac phases/02-PLAN.md)', () => {
+    const ctx = (n: string) => `# Phase ${n} context\n\n## Decisions\n\n- **D-01:** phase ${n} decision one.\n- **D-02:** phase ${n} decision two.\n`;
+    const plan = '<tasks><task><action>Follow D-01.</action></task></tasks>\n';
+    // At the top of the planning folder: 7-PLAN.md is phase 7's plan; 6-CONTEXT.md is phase 6's.
+    const top = analyse(plan, '7-PLAN.md', { '6-CONTEXT.md': ctx('6'), '7-CONTEXT.md': ctx('7') });
+    expect(ids(top)).toEqual(['7-CONTEXT#D-01']);
+    expect(top.index.byId.get('6-CONTEXT')?.phase).toBe('6');
+    // In phases/ itself.
+    const flat = analyse(plan, 'phases/18-PLAN.md', { 'phases/17-CONTEXT.md': ctx('17'), 'phases/18-CONTEXT.md': ctx('18') });
+    expect(ids(flat)).toEqual(['phases/18-CONTEXT#D-01']);
+  });
+
   it('takes a label\'s definition in a document written before the plan ran over the VERIFICATION report written after it (GradProj 01-01 REQ-AUTH-01)', () => {
     const plan = '---\nwave: 1\nrequirements: [REQ-X-01]\n---\n<tasks><task><action>x</action></task></tasks>\n';
     const research = '# Phase 3 - Research\n\n## Requirements\n\n| ID | Description |\n|----|-------------|\n| REQ-X-01 | Sign up creates a profile row |\n';

@@ -120,7 +120,8 @@ function resolveLabel(index: UnitIndex, plan: GsdPlan, label: string, qualifier:
   const all = (index.byLabel.get(labelKey(label)) ?? []).filter((u) => u.kind === 'item');
   if (all.length === 0) return { units: [], ambiguous: false };
   const dir = planDir(plan);
-  const inDir = (u: PlacedUnit) => path.posix.dirname(u.file) === dir;
+  // In a tree laid out flat every phase's files share one folder: only the plan's own phase's are its.
+  const inDir = (u: PlacedUnit) => path.posix.dirname(u.file) === dir && (plan.phaseDir !== '' || u.phase === undefined || (plan.kind === 'phase' && phaseKey(u.phase) === phaseKey(plan.phase)));
   const ofPhase = (u: PlacedUnit, p: string) => u.phase !== undefined && /^\d/.test(p) && phaseKey(u.phase) === phaseKey(p);
   const formRank = (u: PlacedUnit) => (/^\s*\|/.test(u.text ?? '') ? 1 : 0);
   const pick = (cands: PlacedUnit[], pref: (u: PlacedUnit) => number): PlacedUnit[] => {

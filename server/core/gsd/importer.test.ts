@@ -345,6 +345,23 @@ describe('import gsd on odd trees', () => {
     expect(p.issues.filter((i) => i.file.startsWith('phases/3') && /^phases\/3\d/.test(i.file) && (i.kind === 'ignored_file' || i.kind === 'summary_without_plan'))).toEqual([]);
   });
 
+  it('imports numbered plans kept beside ROADMAP.md, no phases/ folder (0999312/Cookery 1-PLAN.md .. 5-PLAN.md), and still lists an unnumbered one there with the reason', () => {
+    const { planning, put, plan } = oddPlanning();
+    put('41-PLAN.md', '# 41-PLAN.md - phase 41\n\n## Tasks\n\n1. Remove common/.\n');
+    put('41-SUMMARY.md', '# Phase 41 summary\n\ncommon/ is gone.\n');
+    put('42-03-PLAN.md', plan('wave: 1', 'Numbered, at the top.'));
+    put('MILESTONE-v2-PLAN.md', '# Milestone plan\n');
+    const p = loadGsdProject(planning);
+    const byFile = (f: string) => p.planFiles.find((x) => x.file === f);
+    expect(byFile('41-PLAN.md')).toMatchObject({ status: 'imported', id: '41-plan' });
+    expect(byFile('42-03-PLAN.md')).toMatchObject({ status: 'imported', id: '42-03' });
+    expect(p.plans.find((x) => x.id === '41-plan')?.summary?.file).toBe('41-SUMMARY.md');
+    expect(byFile('MILESTONE-v2-PLAN.md')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/not under phases\//) });
+    // A copy at the top of a plan phases/ holds is the phases/ one's duplicate, listed with the reason.
+    put('01-01-PLAN.md', plan('wave: 1', 'A stray copy.'));
+    expect(loadGsdProject(planning).planFiles.find((x) => x.file === '01-01-PLAN.md')).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^plan 01-01 is also phases\//) });
+  });
+
   it('imports a plan named oddly whose frontmatter names phase and plan (cc-proxy 01-PLAN-01.md, phase: 1, plan: 1) under the numbers as its file name writes them', () => {
     const { planning, put, plan } = oddPlanning();
     put('phases/26-auth/26-PLAN-01.md', plan('phase: 26\nplan: 1\nwave: 1', 'Scaffold.'));

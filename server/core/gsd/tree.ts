@@ -261,7 +261,7 @@ function dirPhase(dir: string): string | undefined {
 /**
  * What a Markdown file of the planning tree is, from where it sits and its name: a phase plan
  * (`NN-MM[-slug]-PLAN.md`, `NN-MMb-PLAN.md`, a bare `PLAN.md` / `NN-PLAN.md` in a phase folder, or
- * `NN-PLAN.md` in `phases/` itself),
+ * `NN-PLAN.md` / `NN-MM-PLAN.md` in `phases/` itself or, with no phase folders, beside ROADMAP.md),
  * a quick task (`quick/NNN-slug/NNN-PLAN.md`, `quick/NNN-slug/PLAN.md`), their summaries, or a file
  * whose name says PLAN but that is none of these.
  */
@@ -274,9 +274,11 @@ function classify(rel: string): Found | undefined {
   const kind = isPlanName ? 'plan' : isSummaryName ? 'summary' : undefined;
   const inPhases = parts[0] === 'phases' || (parts[0] === 'milestones' && parts.length >= 3 && /phases/i.test(parts[1] as string));
   const inQuick = parts[0] === 'quick';
-  if (kind && inPhases) {
+  // A tree with no phase folders may keep its numbered plans beside ROADMAP.md (`1-PLAN.md`, `2-PLAN.md`).
+  const atTop = parts.length === 1 && /^\d/.test(name);
+  if (kind && (inPhases || atTop)) {
     // A tree laid out flat puts its plans in `phases/` itself, no folder (`phases/04-PLAN.md`).
-    const flat = parts.length === (parts[0] === 'phases' ? 2 : 3);
+    const flat = atTop || parts.length === (parts[0] === 'phases' ? 2 : 3);
     const phaseDir = flat ? '' : ((parts[0] === 'phases' ? parts[1] : parts[2]) ?? '');
     const ref = (kind === 'plan' ? planFileRef : summaryFileRef)(name);
     if (ref) return { kind, ref, id: `${ref.phase}-${ref.plan}`, planKind: 'phase', phaseDir };

@@ -59,9 +59,13 @@ export function fileKey(rel: string): string {
   return rest;
 }
 
-/** The phase number of a document inside a phase folder (live or archived). */
+/**
+ * The phase number of a document inside a phase folder (live or archived), or of a phase file of a
+ * tree laid out flat, named with its phase's number (`phases/04-CONTEXT.md`, `2-RESEARCH.md` beside ROADMAP.md).
+ */
 function filePhase(rel: string): string | undefined {
   const parts = rel.split('/');
+  if (parts.length === 1 || (parts[0] === 'phases' && parts.length === 2)) return /^(\d+(?:\.\d+)*)-[A-Za-z]/.exec(parts[parts.length - 1] as string)?.[1];
   if (parts[0] === 'phases' && parts.length >= 3) return /^(\d+(?:\.\d+)*)/.exec(parts[1] as string)?.[1];
   if (parts[0] === 'milestones' && parts.length >= 4) return /^(\d+(?:\.\d+)*)/.exec(parts[2] as string)?.[1];
   return undefined;
