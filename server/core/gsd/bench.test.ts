@@ -269,6 +269,22 @@ describe('bench gsd: the brief an orchestrator sends is the one the bench counts
   });
 });
 
+describe('bench gsd: why v2 costs more than lean', () => {
+  it('says of each whole read why it is whole: cited in no part, or named by a section it lacks (skull-king "PATTERNS.md Pattern 6")', () => {
+    const project = copyTestdata();
+    const put = (rel: string, text: string) => fs.writeFileSync(path.join(project, '.planning', rel), text);
+    put('phases/01-core/01-PATTERNS.md', '# Pattern Map\n\n## Pattern Assignments\n\n### `keep-alive.ts`\n\n**Source pattern:** RESEARCH.md Pattern 6\n\n## Shared Patterns\n\nThrow early.\n');
+    put('phases/01-core/01-08-PLAN.md', '---\nwave: 1\n---\n<context>\n@.planning/phases/01-core/01-PATTERNS.md\n@.planning/STATE.md\n</context>\n<tasks><task><action>Create keep-alive.ts per PATTERNS.md Pattern 6.</action></task></tasks>\n');
+    const r = benchGsd(base(), project);
+    const p = r.plans.find((x) => x.id === '01-08');
+    expect(p?.reads.map((x) => [x.path, x.reason])).toEqual([
+      ['.planning/phases/01-core/01-PATTERNS.md', 'referenced; the plan names Pattern 6 of it, which no heading of it carries'],
+      ['.planning/STATE.md', 'referenced; the plan cites no part of it'],
+    ]);
+    expect(p?.over_lean).toMatch(/^reads \.planning\/phases\/01-core\/01-PATTERNS\.md \(\d+\) whole: the plan names Pattern 6 of it, which no heading of it carries, so v2 counts the read; lean leaves it out; reads \.planning\/STATE\.md \(\d+\) whole: the plan references it and cites no part, so v2 counts the read; lean leaves it out/);
+  });
+});
+
 describe('bench gsd: the trees of a folder', () => {
   it('counts a project linked into the folder like one copied there, and skips a dangling link', () => {
     const folder = tmp();

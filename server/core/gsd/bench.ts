@@ -30,7 +30,7 @@ import { recordRun } from '../ledger/runs.js';
 import { validateMessage } from '../messages/validate.js';
 import { checkName } from '../planning/ids.js';
 import { floorText, leanText, v1Text } from './arms.js';
-import { ALL_MECHANISMS, type BriefMechanisms, type BuiltBrief, buildGsdBrief, capsuleTextOf, renderReads } from './brief.js';
+import { ALL_MECHANISMS, type BriefMechanisms, type BuiltBrief, buildGsdBrief, capsuleTextOf, renderReads, UNCITED_READ } from './brief.js';
 import { type GsdImport, type ImportReport, importGsd } from './importer.js';
 import { type RecallKind, type RecallResult, checkRecall, recallItems } from './recall.js';
 import { type GsdPlan, type Issue, type PlanFileEntry, resolveGsdDir } from './tree.js';
@@ -326,7 +326,12 @@ export function findTrees(dir: string): { name: string; dir: string; planning: s
 /** Why v2 costs more than lean for a plan: what v2 carries that lean leaves out. */
 function overLeanReason(ctx: Ctx, built: BuiltBrief, leanFiles: string[]): string {
   const parts: string[] = [];
-  const extra = built.reads.filter((r) => !leanFiles.includes(r.rel));
+  const read = built.reads.filter((r) => !leanFiles.includes(r.rel));
+  // A read whose plan names what the file lacks, or whose note names nothing of it, says so itself.
+  const extra = read.filter((r) => r.reason === UNCITED_READ);
+  for (const r of read.filter((x) => x.reason !== UNCITED_READ)) {
+    parts.push(`reads .planning/${r.rel} (${ctx.tokenizer.count(r.text)}) whole: ${r.reason.replace(/^referenced; /, '')}, so v2 counts the read; lean leaves it out`);
+  }
   if (extra.length) {
     parts.push(
       `reads ${extra.map((r) => `.planning/${r.rel} (${ctx.tokenizer.count(r.text)})`).join(', ')} whole: the plan references ${extra.length === 1 ? 'it' : 'them'} and cites no part, so v2 counts the read; lean leaves ${extra.length === 1 ? 'it' : 'them'} out`,

@@ -150,6 +150,9 @@ export function refsLines(refs: RefResolution[], workflowRefs: string[]): string
   return lines;
 }
 
+/** Why a planning file is read whole when the plan references it and cites no part of it. */
+export const UNCITED_READ = 'referenced; the plan cites no part of it';
+
 /** Build the v2 brief of one plan (or an ablation of it). Reads the capsules of `ctx`; writes nothing. */
 export function buildGsdBrief(ctx: Ctx, model: GsdModel, plan: GsdPlan, mech: BriefMechanisms = ALL_MECHANISMS): BuiltBrief {
   const analysis = analysePlan({ project: model.project, index: model.index, capsules: mech.capsules ? model.capsules : new Set() }, plan);
@@ -172,7 +175,10 @@ export function buildGsdBrief(ctx: Ctx, model: GsdModel, plan: GsdPlan, mech: Br
     for (const u of units) addRead(u.file, `holds ${u.label ?? u.id}, which the plan cites`);
     units = [];
   } else {
-    for (const r of refs) if (r.rel && r.resolution === 'read') addRead(r.rel, r.note ? `referenced; the note names no section of it: ${r.note}` : 'referenced; the plan cites no part of it');
+    for (const r of refs) {
+      if (!r.rel || r.resolution !== 'read') continue;
+      addRead(r.rel, r.gaps ? `referenced; the plan names ${r.gaps.join(', ')} of it, which no heading of it carries` : r.note ? `referenced; the note names no section of it: ${r.note}` : UNCITED_READ);
+    }
   }
 
   const spec = carriedPlanText(plan);

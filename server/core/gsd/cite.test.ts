@@ -167,6 +167,26 @@ describe('what a plan references', () => {
     expect(b.unresolvedNotes).toEqual([]);
   });
 
+  it('reads a document whole when the plan names a numbered section of it the document does not have (skull-king 01-05 "per PATTERNS.md Pattern 6", a heading of RESEARCH.md)', () => {
+    const patterns = '# Phase 1: Pattern Map\n\n## Pattern Assignments\n\n### `netlify/functions/keep-alive.ts`\n\n**Source pattern:** RESEARCH.md Pattern 6\n\n```ts\nexport default async () => ping();\n```\n\n### `netlify.toml`\n\nSPA fallback.\n\n## Shared Patterns\n\n### Error Handling\n\nThrow early.\n';
+    const extra = { 'phases/01-core/01-PATTERNS.md': patterns };
+    const plan = (action: string) => `<context>\n@.planning/phases/01-core/01-PATTERNS.md\n</context>\n<tasks><task><read_first>\n- .planning/phases/01-core/01-PATTERNS.md lines 15–17 — netlify.toml\n</read_first><action>${action}</action></task></tasks>\n`;
+    const a = analyse(plan('Create keep-alive.ts per PATTERNS.md Pattern 6: ping daily.'), undefined, extra);
+    const read = a.refs.filter((r) => r.rel === 'phases/01-core/01-PATTERNS.md');
+    expect(read.map((r) => [r.resolution, r.gaps])).toEqual([['read', ['Pattern 6']], ['read', ['Pattern 6']]]);
+    // The lines it names are inside the whole read, not carried again.
+    expect(ids(a).filter((id) => id.startsWith('01-PATTERNS'))).toEqual([]);
+    expect(a.unresolvedNotes).toEqual(['phases/01-core/01-PATTERNS.md: Pattern 6, which no heading of it carries']);
+    // The section it names exists: the read is that section and the lines.
+    const b = analyse(plan('Handle errors per PATTERNS.md Error Handling.'), undefined, extra);
+    expect(b.refs.filter((r) => r.rel === 'phases/01-core/01-PATTERNS.md').map((r) => r.resolution)).toEqual(['units', 'units']);
+    expect(b.unresolvedNotes).toEqual([]);
+    // A number after a word no heading holds is no section ("PATTERNS.md recommends React 19", "lists 3 options").
+    const c = analyse(plan('PATTERNS.md recommends React 19 and lists 3 options.'), undefined, extra);
+    expect(c.refs.filter((r) => r.rel === 'phases/01-core/01-PATTERNS.md').map((r) => r.resolution)).toEqual(['units', 'units']);
+    expect(c.unresolvedNotes).toEqual([]);
+  });
+
   it('resolves line numbers a read note names to exactly those lines of the file', () => {
     const research = fs.readFileSync(path.join(TESTDATA, 'odd/.planning/phases/01-core/01-RESEARCH.md'), 'utf8').split('\n');
     const a = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md lines 19–21 (timing)\n- .planning/phases/01-core/01-RESEARCH.md line 25\n</read_first><action>x</action></task></tasks>\n');

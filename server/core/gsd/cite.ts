@@ -37,6 +37,8 @@ export interface RefResolution {
   resolution: Resolution;
   /** Units of the file the plan cites, when resolved to units. */
   units: string[];
+  /** Numbered sections the plan names of the file that it does not have (the file stays a whole read). */
+  gaps?: string[];
   /** The capsule standing for a finished plan's SUMMARY. */
   capsule?: string;
 }
@@ -310,6 +312,29 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
 }
 
 /**
+ * A numbered section a clause names right after a document's name ("Pattern 6", "Open Question 2")
+ * that the document does not have: its words are those of a heading of the document, yet no heading
+ * carries that label and none holding the word was taken. Undefined when the clause names none, or
+ * names one the document has, or its words are no heading's ("recommends React 19", "lists 3 options").
+ */
+function numberedGap(clause: string, handles: Handle[], found: PlacedUnit[]): string | undefined {
+  const m = /^[\s`*_"“'’):,—–-]*(?:(?:per|the|its|see)\s+)?((?:[A-Za-z][A-Za-z-]*\s+){0,2}?)([A-Za-z][A-Za-z-]{1,20})\s*#?\s*(\d+(?:\.\d+)*)(?![\w.–-]*\d)/.exec(clause);
+  if (!m) return undefined;
+  const w = stem((m[2] as string).toLowerCase());
+  if (/^(?:line|section|lines|sections)$/.test(w)) return undefined;
+  const between = words(m[1] as string).filter((x) => !STOP.has(x));
+  const n = (m[3] as string).replace(/^0+(?=\d)/, '');
+  const hasWords = (h: Handle) => h.words.has(w) && between.every((b) => h.words.has(b));
+  if (!handles.some(hasWords)) return undefined;
+  const byUnit = new Map(handles.map((h) => [h.unit, h]));
+  const taken = found.some((u) => {
+    const h = byUnit.get(u);
+    return h !== undefined && ((h.label?.word === w && h.label.n.replace(/^0+(?=\d)/, '') === n) || h.words.has(w));
+  });
+  return taken ? undefined : `${between.length ? `${m[1]}` : ''}${m[2]} ${m[3]}`;
+}
+
+/**
  * What follows a document's name, up to the end of its sentence (a full stop before a capital), of
  * the parenthesis the name sits in ("(... per RESEARCH.md pitfall 5). Update the metadata" names
  * Pitfall 5, not the Metadata section), or the next document's name.
@@ -421,6 +446,8 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   for (const r of refs) if (r.rel && index.files.has(r.rel)) docs.add(r.rel);
   for (const f of index.files.keys()) if (path.posix.dirname(f) === planDir(plan) || !f.includes('/') || f.startsWith('research/')) docs.add(f);
   const unresolvedNotes: string[] = [];
+  // Documents the plan names a numbered section of that they do not have: read whole.
+  const missingSections = new Map<string, string[]>();
   // A document the plan writes (files_modified, a task's <files>) is its output: the plan describing
   // its sections ("create DISCOVERY.md with ## Root Cause ...") does not cite them.
   const writes = new Set<string>();
@@ -431,7 +458,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   for (const rel of docs) {
     const handles = sectionHandles(index.byFile.get(rel) ?? [], index.files.get(rel));
     if (handles.length === 0) continue;
-    const clauses: { text: string; lead?: string }[] = [];
+    const clauses: { text: string; lead?: string; afterName?: boolean }[] = [];
     for (const kw of writes.has(rel) ? [] : fileKeywords(rel)) {
       for (const m of text.matchAll(keywordRegex(kw))) {
         // "<verification>" and "</context>" are the plan's own blocks, not the documents.
@@ -456,7 +483,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
         const before = text.slice(Math.max(bol, at - 40), at);
         const sectionFirst = /\b(?:from|in|of)\s+(?:the\s+)?$/i.test(before);
         if (named) {
-          clauses.push({ text: sectionFirst ? `${before} ${sentenceOf(after)}` : sentenceOf(after) });
+          clauses.push({ text: sectionFirst ? `${before} ${sentenceOf(after)}` : sentenceOf(after), ...(sectionFirst ? {} : { afterName: true }) });
           continue;
         }
         // A prose word names the document only with a section at once beside it ("research Pattern
@@ -472,7 +499,10 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
       }
     }
     for (const c of clauses) {
-      for (const u of sectionsNamed(c.text, handles)) if (!c.lead || leadWord(u) === c.lead) cite(u, 'section', u.label ?? u.title);
+      const found = sectionsNamed(c.text, handles);
+      for (const u of found) if (!c.lead || leadWord(u) === c.lead) cite(u, 'section', u.label ?? u.title);
+      const gap = c.afterName ? numberedGap(c.text, handles, found) : undefined;
+      if (gap && !(missingSections.get(rel) ?? []).includes(gap)) missingSections.set(rel, [...(missingSections.get(rel) ?? []), gap]);
     }
     for (const r of refs) {
       if (r.rel !== rel || !r.note) continue;
@@ -541,7 +571,16 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
     }
     kept.push(x);
   }
-  const units = kept.map((k) => k.c);
+  // A document the plan reads and names a section of that it does not have ("PATTERNS.md Pattern 6"
+  // where Pattern 6 is a heading of RESEARCH.md) cannot be cut to what the plan meant: it stays a
+  // whole read, and the units of it the plan cites are inside that read.
+  const wholeReads = new Set<string>();
+  for (const [rel, gaps] of missingSections) {
+    if (!refs.some((r) => r.rel === rel && r.resolution === 'read')) continue;
+    wholeReads.add(rel);
+    unresolvedNotes.push(`${rel}: ${gaps.join(', ')}, which no heading of it carries`);
+  }
+  const units = kept.filter((k) => !wholeReads.has(k.u.file)).map((k) => k.c);
 
   // 6. Each read of a planning file: a capsule, the units cited in it, or the whole file.
   const summaryByFile = new Map(project.summaries.map((s) => [s.file, s.id]));
@@ -556,6 +595,10 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
     // Its own units, and the archived entry standing in for a ROADMAP read (or the unit holding it).
     const archived = (standIn.get(r.rel) ?? []).map((id) => index.byId.get(id)).filter((u): u is PlacedUnit => u !== undefined);
     const holds = (k: { u: PlacedUnit }) => archived.some((a) => k.u.file === a.file && k.u.start <= a.start && k.u.end >= a.end);
+    if (wholeReads.has(r.rel)) {
+      r.gaps = missingSections.get(r.rel);
+      continue;
+    }
     const mine = kept.filter((k) => k.u.file === r.rel || holds(k)).map((k) => k.u.id);
     if (mine.length) {
       r.resolution = 'units';
