@@ -12,6 +12,7 @@ import { readUnitsFile, resolveUnit, reverseUnit, unitsFilePath } from '../units
 import { FIXTURES, FIXTURE_NAMES, copyFixture, copyTestdata, hashTree, requireFixtures, syntheticProject, tmp } from './_testkit.js';
 import { type TasksFile, importGsd, tasksFilePath } from './importer.js';
 import { loadGsdProject } from './tree.js';
+import { projectUnits } from './units.js';
 
 const ctxAt = (planning: string) => makeCtx(planning, { clock: fixedClock(Date.parse('2026-06-11T12:00:00Z')), ids: sequentialIds('t') });
 const readTasks = (ctx: ReturnType<typeof ctxAt>) => JSON.parse(fs.readFileSync(tasksFilePath(ctx), 'utf8')) as TasksFile;
@@ -343,6 +344,24 @@ describe('import gsd on odd trees', () => {
     expect(byFile('phases/33-02-PLAN.md')).toMatchObject({ status: 'imported', id: '33-02' });
     expect(p.plans.find((x) => x.id === '31-plan')?.summary?.file).toBe('phases/31-SUMMARY.md');
     expect(p.issues.filter((i) => i.file.startsWith('phases/3') && /^phases\/3\d/.test(i.file) && (i.kind === 'ignored_file' || i.kind === 'summary_without_plan'))).toEqual([]);
+  });
+
+  it('reads a summary of a whole phase whose folder numbers its plans as a document, not as a finished task with no plan (FelixIsaac/p3-fractions phases/06-engagement-polish/06-SUMMARY.md beside 06-01..06-03-PLAN.md)', () => {
+    const { planning, put, plan } = oddPlanning();
+    put('phases/43-polish/43-01-PLAN.md', plan('wave: 1', 'Progress.'));
+    put('phases/43-polish/43-02-PLAN.md', plan('wave: 2', 'Streaks.'));
+    put('phases/43-polish/43-SUMMARY.md', '# Phase 43: Polish - Summary\n\n## Completed\n\n### Plan 43-01: Progress\n- storage.ts\n');
+    // A bare plan's summary beside its bare plan stays that plan's summary.
+    put('phases/44-alone/44-PLAN.md', '# Phase 44 plan\n\n## Tasks\n\n1. Do it.\n');
+    put('phases/44-alone/44-SUMMARY.md', '# Phase 44 summary\n\nDone.\n');
+    const p = loadGsdProject(planning);
+    expect(p.summaries.map((x) => x.file)).not.toContain('phases/43-polish/43-SUMMARY.md');
+    expect(p.issues.filter((i) => i.file === 'phases/43-polish/43-SUMMARY.md')).toEqual([
+      { kind: 'phase_summary', file: 'phases/43-polish/43-SUMMARY.md', detail: 'a summary of phase 43 as a whole (its folder holds plans 43-01, 43-02, none of them bare): read as a document, not imported as a finished task' },
+    ]);
+    expect(p.plans.find((x) => x.id === '44-plan')?.summary?.file).toBe('phases/44-alone/44-SUMMARY.md');
+    // As a document it has units a plan can cite.
+    expect(projectUnits(p).byFile.get('phases/43-polish/43-SUMMARY.md')?.length).toBeGreaterThan(1);
   });
 
   it('imports numbered plans kept beside ROADMAP.md, no phases/ folder (0999312/Cookery 1-PLAN.md .. 5-PLAN.md), and still lists an unnumbered one there with the reason', () => {

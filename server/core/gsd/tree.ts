@@ -29,6 +29,7 @@ export type IssueKind =
   | 'unresolved_depends'
   | 'dependency_cycle'
   | 'summary_without_plan'
+  | 'phase_summary'
   | 'duplicate_plan'
   | 'ignored_file'
   | 'frontmatter_mismatch'
@@ -525,6 +526,17 @@ export function loadGsdProject(dir: string): GsdProject {
     const key = keyOf(ref, kind);
     if (summariesByKey.has(key)) return;
     summariesByKey.set(key, { id, kind, phase: ref.phase, plan: ref.plan, phaseDir, file, raw, parsed: parseSummary(raw) });
+  }
+
+  // `06-SUMMARY.md` in a folder that holds plans 06-01, 06-02 and no bare plan sums up the phase, not
+  // one plan: it is read as a document (its sections citable), not imported as a finished task.
+  for (const [key, s] of summariesByKey) {
+    if (s.kind !== 'phase' || s.plan !== 'plan' || plansByKey.has(key)) continue;
+    const dir = path.posix.dirname(s.file);
+    const others = [...plansByKey.values()].filter((q) => q.kind === 'phase' && path.posix.dirname(q.file) === dir && sameNumber(q.phase, s.phase)).map((q) => q.id).sort(comparePlanIds);
+    if (!others.length) continue;
+    summariesByKey.delete(key);
+    issues.push({ kind: 'phase_summary', file: s.file, detail: `a summary of phase ${s.phase} as a whole (its folder holds plans ${others.join(', ')}, none of them bare): read as a document, not imported as a finished task` });
   }
 
   // Dependencies: resolve against the plans that exist (padding-insensitive).
