@@ -122,9 +122,9 @@ function resolveLabel(index: UnitIndex, plan: GsdPlan, label: string, qualifier:
   const all = (index.byLabel.get(labelKey(label)) ?? []).filter((u) => u.kind === 'item');
   if (all.length === 0) return { units: [], ambiguous: false };
   const dir = planDir(plan);
-  // In a tree laid out flat every phase's files share one folder: only the plan's own phase's are its.
-  const inDir = (u: PlacedUnit) => path.posix.dirname(u.file) === dir && (plan.phaseDir !== '' || u.phase === undefined || (plan.kind === 'phase' && phaseKey(u.phase) === phaseKey(plan.phase)));
   const ofPhase = (u: PlacedUnit, p: string) => u.phase !== undefined && /^\d/.test(p) && phaseKey(u.phase) === phaseKey(p);
+  // In a tree laid out flat every phase's files share one folder: only the plan's own phase's are its.
+  const inDir = (u: PlacedUnit) => path.posix.dirname(u.file) === dir && (plan.phaseDir !== '' || u.phase === undefined || (plan.kind === 'phase' && ofPhase(u, plan.phase)));
   const formRank = (u: PlacedUnit) => (/^\s*\|/.test(u.text ?? '') ? 1 : 0);
   const pick = (cands: PlacedUnit[], pref: (u: PlacedUnit) => number): PlacedUnit[] => {
     if (cands.length <= 1) return cands;
@@ -323,13 +323,14 @@ function numberedGap(clause: string, handles: Handle[], found: PlacedUnit[]): st
   const w = stem((m[2] as string).toLowerCase());
   if (/^(?:line|section|lines|sections)$/.test(w)) return undefined;
   const between = words(m[1] as string).filter((x) => !STOP.has(x));
-  const n = (m[3] as string).replace(/^0+(?=\d)/, '');
+  const unpad = (x: string) => x.replace(/^0+(?=\d)/, '');
+  const n = unpad(m[3] as string);
   const hasWords = (h: Handle) => h.words.has(w) && between.every((b) => h.words.has(b));
   if (!handles.some(hasWords)) return undefined;
   const byUnit = new Map(handles.map((h) => [h.unit, h]));
   const taken = found.some((u) => {
     const h = byUnit.get(u);
-    return h !== undefined && ((h.label?.word === w && h.label.n.replace(/^0+(?=\d)/, '') === n) || h.words.has(w));
+    return h !== undefined && ((h.label?.word === w && unpad(h.label.n) === n) || h.words.has(w));
   });
   return taken ? undefined : `${between.length ? `${m[1]}` : ''}${m[2]} ${m[3]}`;
 }
@@ -483,7 +484,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
         const before = text.slice(Math.max(bol, at - 40), at);
         const sectionFirst = /\b(?:from|in|of)\s+(?:the\s+)?$/i.test(before);
         if (named) {
-          clauses.push({ text: sectionFirst ? `${before} ${sentenceOf(after)}` : sentenceOf(after), ...(sectionFirst ? {} : { afterName: true }) });
+          clauses.push({ text: sectionFirst ? `${before} ${sentenceOf(after)}` : sentenceOf(after), afterName: !sectionFirst });
           continue;
         }
         // A prose word names the document only with a section at once beside it ("research Pattern
@@ -502,7 +503,8 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
       const found = sectionsNamed(c.text, handles);
       for (const u of found) if (!c.lead || leadWord(u) === c.lead) cite(u, 'section', u.label ?? u.title);
       const gap = c.afterName ? numberedGap(c.text, handles, found) : undefined;
-      if (gap && !(missingSections.get(rel) ?? []).includes(gap)) missingSections.set(rel, [...(missingSections.get(rel) ?? []), gap]);
+      const gaps = missingSections.get(rel) ?? [];
+      if (gap && !gaps.includes(gap)) missingSections.set(rel, [...gaps, gap]);
     }
     for (const r of refs) {
       if (r.rel !== rel || !r.note) continue;
@@ -592,13 +594,13 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
       r.capsule = sid;
       continue;
     }
-    // Its own units, and the archived entry standing in for a ROADMAP read (or the unit holding it).
-    const archived = (standIn.get(r.rel) ?? []).map((id) => index.byId.get(id)).filter((u): u is PlacedUnit => u !== undefined);
-    const holds = (k: { u: PlacedUnit }) => archived.some((a) => k.u.file === a.file && k.u.start <= a.start && k.u.end >= a.end);
     if (wholeReads.has(r.rel)) {
       r.gaps = missingSections.get(r.rel);
       continue;
     }
+    // Its own units, and the archived entry standing in for a ROADMAP read (or the unit holding it).
+    const archived = (standIn.get(r.rel) ?? []).map((id) => index.byId.get(id)).filter((u): u is PlacedUnit => u !== undefined);
+    const holds = (k: { u: PlacedUnit }) => archived.some((a) => k.u.file === a.file && k.u.start <= a.start && k.u.end >= a.end);
     const mine = kept.filter((k) => k.u.file === r.rel || holds(k)).map((k) => k.u.id);
     if (mine.length) {
       r.resolution = 'units';
