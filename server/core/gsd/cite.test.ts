@@ -122,6 +122,8 @@ describe('what a plan references', () => {
     // Written as a name, capitalised or right after the document's name, it is the section.
     expect(ids(analyse(plan('Keep the confidence levels in 03-RESEARCH.md Pattern 6 and Metadata.'), at, extra))).toEqual(['03-RESEARCH#pattern-6', '03-RESEARCH#metadata']);
     expect(ids(analyse(plan('Per 03-RESEARCH.md metadata, confidence is high.'), at, extra))).toEqual(['03-RESEARCH#metadata']);
+    // A number written with a leading zero is the same label: "Pattern 06" is the heading "Pattern 6".
+    expect(ids(analyse(plan('Replace layout.tsx per 03-RESEARCH.md Pattern 06.'), at, extra))).toEqual(['03-RESEARCH#pattern-6']);
     // HYDRA 03-02: "(prevents the relative-path pitfall from research)" names the Common Pitfalls section.
     expect(ids(analyse(plan('Default to an absolute path (prevents the timing pitfall from research).')))).toEqual(['01-RESEARCH#common-pitfalls']);
   });
