@@ -281,6 +281,15 @@ describe('summaries', () => {
     const s = parseSummary('# S\n\nx\n\n## Deviations from Plan\n\nNone - plan executed exactly as written.\n\n## Issues Encountered\n\n- **Alpine** needs node-gyp\n');
     expect(s.gotcha).toBe('Alpine needs node-gyp');
   });
+
+  it('takes the decisions a summary records in its body when its frontmatter holds none (hybrid-attendance-tracker 03-01 "## Decisions Made")', () => {
+    const body = '# 03-01 Summary\n\nStats panel.\n\n## Decisions Made\n\n- `buildDayObjects` placed in stats.js for testability\n- Future days excluded from totals\n\n## Issues Encountered\n\nNone\n';
+    expect(parseSummary(`---\nphase: 03\n---\n${body}`).decisions).toEqual(['`buildDayObjects` placed in stats.js for testability', 'Future days excluded from totals']);
+    // The frontmatter's own list wins; a section that records none gives none.
+    expect(parseSummary(`---\nkey-decisions:\n  - use X\n---\n${body}`).decisions).toEqual(['use X']);
+    expect(parseSummary('# S\n\nx\n\n## Key Decisions\n\nNone - followed plan as specified.\n').decisions).toEqual([]);
+    expect(parseSummary('# S\n\nx\n\n## Files\n\n- a.ts\n').decisions).toEqual([]);
+  });
 });
 
 describe('every plan and summary of the real fixtures', () => {

@@ -723,6 +723,21 @@ function firstGotcha(body: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The decisions a summary records in its body ("## Decisions Made", "## Key Decisions"), for one
+ * whose frontmatter lists none: the section's top-level list items, or its first line when it has no
+ * list; "None - followed plan" records none.
+ */
+function bodyDecisions(body: string): string[] {
+  const sec = mdSection(body, /^(?:key\s+)?decisions(?:\s+made)?\b/i);
+  if (!sec) return [];
+  const lines = sec.split('\n').slice(1);
+  const clean = (t: string) => oneLine(t.replace(/^\s*(?:[-*]|\d+\.)\s+/, '').replace(/\*\*/g, '').trim(), 600);
+  const items = lines.filter((l) => /^(?:[-*]|\d+\.)\s+\S/.test(l)).map(clean);
+  const out = items.length ? items : lines.map((l) => l.trim()).filter((t) => t && !t.startsWith('#') && !t.startsWith('|') && !/^```/.test(t)).slice(0, 1).map(clean);
+  return out.filter((t) => t && !NOTHING.test(t));
+}
+
 export function parseSummary(raw: string): ParsedSummary {
   const fm = splitFrontmatter(raw);
   const d = fm.data;
@@ -754,6 +769,7 @@ export function parseSummary(raw: string): ParsedSummary {
       .find((l) => l !== '' && !l.startsWith('#') && !l.startsWith('|') && !/^```/.test(l));
     if (first) out.oneLiner = oneLine(first.replace(/^(?:[-*]|\d+\.)\s+/, '').replace(/\*\*/g, ''), 400);
   }
+  if (!out.decisions.length) out.decisions = bodyDecisions(body);
   out.gotcha = firstGotcha(body);
   return out;
 }
