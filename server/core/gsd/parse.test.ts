@@ -282,6 +282,15 @@ describe('summaries', () => {
     expect(s.gotcha).toBe('Alpine needs node-gyp');
   });
 
+  it('takes the files a summary lists in its body when its frontmatter names none (wind-turbines-reports 05-02 "## Files modified")', () => {
+    const body = '# 05-02\n\nHeader.\n\n## Files modified\n\n- `frontend/index.html` — full rewrite\n- `frontend/style.css` — additions prepended\n- src/app.js (stripped)\n\n## Verification checklist\n\n- [x] `rgba(5,5,20,0.85)` header\n';
+    expect(parseSummary(`---\nplan: 05-02\n---\n${body}`).keyFiles).toEqual(['frontend/index.html', 'frontend/style.css', 'src/app.js']);
+    expect(parseSummary(`---\nkey-files:\n  created: [a.ts]\n---\n${body}`).keyFiles).toEqual(['a.ts']);
+    // "## Files Created/Modified" with sub-lists, and a section that lists none.
+    expect(parseSummary('# S\n\nx\n\n## Files Created/Modified\n\n**Created:**\n- `src/db.ts` - pool\n\n**Modified:**\n- `package.json` - deps\n').keyFiles).toEqual(['src/db.ts', 'package.json']);
+    expect(parseSummary('# S\n\nx\n\n## Files Modified\n\nNone.\n').keyFiles).toEqual([]);
+  });
+
   it('takes the decisions a summary records in its body when its frontmatter holds none (hybrid-attendance-tracker 03-01 "## Decisions Made")', () => {
     const body = '# 03-01 Summary\n\nStats panel.\n\n## Decisions Made\n\n- `buildDayObjects` placed in stats.js for testability\n- Future days excluded from totals\n\n## Issues Encountered\n\nNone\n';
     expect(parseSummary(`---\nphase: 03\n---\n${body}`).decisions).toEqual(['`buildDayObjects` placed in stats.js for testability', 'Future days excluded from totals']);

@@ -738,6 +738,26 @@ function bodyDecisions(body: string): string[] {
   return out.filter((t) => t && !NOTHING.test(t));
 }
 
+/**
+ * The files a summary lists in its body ("## Files Created/Modified", "## Files modified"), for one
+ * whose frontmatter names none: of each list item, its first backticked path, or its first word
+ * when that is a path.
+ */
+function bodyFiles(body: string): string[] {
+  const sec = mdSection(body, /^files\b(?:\s+(?:created|modified|changed|touched)\b)?/i);
+  if (!sec) return [];
+  const out: string[] = [];
+  for (const l of sec.split('\n').slice(1)) {
+    const item = /^\s*(?:[-*]|\d+\.)\s+(?!\[[ xX]\])(.*)$/.exec(l);
+    if (!item) continue;
+    const ticked = /`([^`\n]+)`/.exec(item[1] as string);
+    const first = ticked ? (ticked[1] as string) : ((item[1] as string).split(/\s+/)[0] as string);
+    const p = /[/.]/.test(first) ? cleanDeclaredPath(first) : undefined;
+    if (p && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
 export function parseSummary(raw: string): ParsedSummary {
   const fm = splitFrontmatter(raw);
   const d = fm.data;
@@ -770,6 +790,7 @@ export function parseSummary(raw: string): ParsedSummary {
     if (first) out.oneLiner = oneLine(first.replace(/^(?:[-*]|\d+\.)\s+/, '').replace(/\*\*/g, ''), 400);
   }
   if (!out.decisions.length) out.decisions = bodyDecisions(body);
+  if (!out.keyFiles.length) out.keyFiles = bodyFiles(body);
   out.gotcha = firstGotcha(body);
   return out;
 }
