@@ -181,6 +181,18 @@ describe('an independent count of what each plan cites', () => {
     ]);
   });
 
+  it('takes a label with a qualifier in parentheses before its colon for a definition (prisma-generate-uml "- **D-06 (CODE-02):** ...")', () => {
+    const run = handTree('qualified', 'phases/01-core/01-01-PLAN.md', {
+      'phases/01-core/01-CONTEXT.md': '# Context\n\n- **D-05:** Create the file only.\n- **D-06 (CODE-02):** Explain the cast in a comment.\n',
+      'phases/02-perf/02-CONTEXT.md': '# Context\n\n- **D-06:** Build an adjacency map.\n',
+      'phases/01-core/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><action>Per D-06, comment the cast.</action></task></tasks>\n',
+    });
+    const task = 'TASK 01-01\nPer D-06, comment the cast.\n';
+    // Phase 1's own D-06 is the definition wanted; phase 2's does not stand for it.
+    expect(run(`${task}- **D-06 (CODE-02):** Explain the cast in a comment.\n`).misses).toEqual([]);
+    expect(run(`${task}- **D-06:** Build an adjacency map.\n`).misses).toEqual([expect.objectContaining({ kind: 'id', what: 'D-06 (defined in phases/01-core/01-CONTEXT.md)' })]);
+  });
+
   it('wants the REQUIREMENTS entry of a requirement even when the phase CONTEXT discusses it too', () => {
     const run = handTree('reqs', 'phases/01-auth/01-01-PLAN.md', {
       'REQUIREMENTS.md': '# Requirements\n\n- [ ] **AUTH-01**: Users log in with a password\n',

@@ -86,7 +86,9 @@ function definitions(planning) {
       // A heading or a table row starting with a label defines it; a list item or a line must set the
       // label off (`D-01:`, `**FR-3.**`, `AUTH-01 - ...`), else it is prose that begins with a name
       // (`- ISO-8601 timestamp precision`). Brackets set it off too (`- [REQ-040] System ...`).
-      if (!m[1] && !(m[2] && m[4].startsWith(']')) && !/^\s*(?:[:.)|—–]|-\s|$)/.test(m[4])) continue;
+      // A qualifier in parentheses may sit between the label and what sets it off (`**D-06 (CODE-02):**`).
+      const rest = m[4].replace(/^\s*\([^()]{1,40}\)(?:\*\*|__|`)*/, '');
+      if (!m[1] && !(m[2] && m[4].startsWith(']')) && !/^\s*(?:[:.)|—–]|-\s|$)/.test(rest)) continue;
       const key = m[3].replace(/-0+(\d)/, '-$1');
       const list = defs.get(key) ?? [];
       list.push({ file: rel, line });

@@ -31,8 +31,11 @@ const HEAD_LABEL = new RegExp(`^#{1,6}\\s+(?:\\*\\*|__)?\`?(${LABEL_SOURCE})(?![
 // A first cell that is the label, bold or not, with at most a qualifier in parentheses after it
 // (`| NOTE-01 (W2 portion) |`).
 const ROW_LABEL = new RegExp(`^\\s*\\|\\s*(?:\\*\\*|__)?\`?(${LABEL_SOURCE})\`?(?:\\*\\*|__)?(?:\\s*\\([^|()]{1,40}\\))?\\s*\\|`);
-// `D-01: ...`, `**FR-3**: ...`, `D-03 - ...`, or a label in brackets `[REQ-040] ...`.
-const LEAD_LABEL = new RegExp(`^(?:(?:\\*\\*|__)?\`?(${LABEL_SOURCE})\`?(?:\\*\\*|__)?\\s*(?:[:.)—–]|-\\s)|\\[(${LABEL_SOURCE})\\](?=\\s|:|$))`);
+// `D-01: ...`, `**FR-3**: ...`, `D-03 - ...`, or a label in brackets `[REQ-040] ...`; a qualifier in
+// parentheses may stand between the label and its colon, inside the bold or after it
+// (`**D-06 (CODE-02):**`, `**D-07** (PERF-05):`).
+const QUALIFIER = '(?:\\s*\\([^()\\n]{1,40}\\))?';
+const LEAD_LABEL = new RegExp(`^(?:(?:\\*\\*|__)?\`?(${LABEL_SOURCE})\`?${QUALIFIER}(?:\\*\\*|__)?${QUALIFIER}\\s*(?:[:.)—–]|-\\s)|\\[(${LABEL_SOURCE})\\](?=\\s|:|$))`);
 
 /** Line start offsets, and which lines sit inside fenced code. */
 function lineTable(text: string): { starts: number[]; lines: string[]; fenced: boolean[] } {

@@ -81,6 +81,10 @@ describe('markdown units', () => {
       ['NOTE-01', 'row'],
       ['NOTE-02', 'row'],
     ]);
+    // A qualifier in parentheses between the label and its colon, inside the bold or after it, still
+    // defines it (prisma-generate-uml 01-CONTEXT.md `- **D-06 (CODE-02):** Include an inline comment`);
+    // a parenthesis not followed by the colon is a mention.
+    expect(mdItems('- **D-06 (CODE-02):** Include a comment\n- **D-07** (PERF-05): Memo\n- D-08 (see above) was dropped\n- D-09 (CODE-01) - Rename\n').map((i) => i.label)).toEqual(['D-06', 'D-07', 'D-09']);
   });
 });
 
