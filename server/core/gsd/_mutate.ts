@@ -20,10 +20,10 @@ function removeOnce(text: string, piece: string): string | undefined {
 export function briefMutations(b: BuiltBrief): Mutation[] {
   const out: Mutation[] = [];
   const counted = b.counted;
-  for (const u of b.units) {
-    const body = (u.text ?? '').replace(/\s+$/, '');
-    const t = removeOnce(counted, `§ ${u.id}\n${body}\n`);
-    if (t !== undefined) out.push({ kind: 'unit', what: u.id, text: t });
+  for (const u of b.blocks) {
+    const what = u.ids.join(' + ');
+    const t = removeOnce(counted, `§ ${what}\n${u.text.replace(/\s+$/, '')}\n`);
+    if (t !== undefined) out.push({ kind: 'unit', what, text: t });
   }
   for (const r of b.reads) {
     const at = counted.indexOf(`READ .planning/${r.rel}\n`);

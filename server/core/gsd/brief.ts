@@ -8,8 +8,8 @@
  *   SYMBOLS                       (only when an id saves tokens in this brief)
  *   <id>\t<value>
  *   UNITS                         (every unit the plan cites: decisions, requirements, roadmap
- *   § <unit id>                    phase entry, sections it names; exact text)
- *   <text>
+ *   § <unit id>                    phase entry, sections it names; exact text; units of a file
+ *   <text>                         that overlap are one block, `§ <id> + <id>`, each line once)
  *   CAPSULES                      (the capsule closure of its dependencies and of the SUMMARYs it reads)
  *   REFS                          (every read the plan asks for, grouped by what became of it)
  *   read whole (below): <path>; ...        to units: <path> > § <id>, ...
@@ -81,6 +81,8 @@ export interface BuiltBrief {
   /** The plan text carried, before ids (what recall checks line by line). */
   spec: string;
   units: PlacedUnit[];
+  /** The UNITS section as sent: `units`, with those that overlap merged (unitBlocks). */
+  blocks: UnitBlock[];
   reads: BriefRead[];
   capsules: Capsule[];
   symbols: [string, string][];
@@ -90,6 +92,39 @@ export interface BuiltBrief {
 
 function unitText(index: UnitIndex, u: PlacedUnit): string {
   return u.text ?? index.files.get(u.file) ?? '';
+}
+
+/** One block of the UNITS section: a unit, or units of one file whose texts overlap, sent once under all their ids. */
+export interface UnitBlock {
+  ids: string[];
+  file: string;
+  text: string;
+}
+
+/**
+ * The UNITS section's blocks, in the order of `units` (a file's units together, by where they
+ * start): units of one file that share text (a section and a line range reaching into it, two
+ * ranges that cross) become one block, the file's text from the first one's start to the last
+ * one's end, so no line is sent twice. Units nested in one another never get here (the citing step
+ * keeps the outer one).
+ */
+export function unitBlocks(index: UnitIndex, units: PlacedUnit[]): UnitBlock[] {
+  const out: (UnitBlock & { start: number; end: number })[] = [];
+  for (const u of units) {
+    const last = out[out.length - 1];
+    const file = index.files.get(u.file);
+    if (last && u.text !== undefined && file !== undefined && last.file === u.file && last.start >= 0 && u.start < last.end && u.end > last.start) {
+      last.ids.push(u.id);
+      last.start = Math.min(last.start, u.start);
+      last.end = Math.max(last.end, u.end);
+      last.text = file.slice(last.start, last.end);
+      continue;
+    }
+    // A unit standing for a whole file (no text of its own) never merges.
+    const whole = u.text === undefined;
+    out.push({ ids: [u.id], file: u.file, text: unitText(index, u), start: whole ? -1 : u.start, end: whole ? -1 : u.end });
+  }
+  return out.map(({ ids, file, text }) => ({ ids, file, text }));
 }
 
 /** GSD's installed workflow and template files (`.claude/get-shit-done/...`), not part of the project. */
@@ -195,9 +230,10 @@ export function buildGsdBrief(ctx: Ctx, model: GsdModel, plan: GsdPlan, mech: Br
   const outside = [...plan.parsed.workflowRefs.map((w) => `workflow ${w}`), ...refs.filter((r) => r.resolution === 'outside').map((r) => `${isWorkflowPath(r.written) ? 'workflow' : r.via} ${r.written}`)];
   const head = [`TASK ${plan.id} ${plan.file}`, 'SPEC'];
   const tail: string[] = [];
-  if (units.length) {
+  const blocks = unitBlocks(index, units);
+  if (blocks.length) {
     tail.push('UNITS');
-    for (const u of units) tail.push(`§ ${u.id}`, unitText(index, u).replace(/\s+$/, ''));
+    for (const b of blocks) tail.push(`§ ${b.ids.join(' + ')}`, b.text.replace(/\s+$/, ''));
   }
   if (capsules.length) tail.push('CAPSULES', capsules.map((c) => c.text.trimEnd()).join('\n\n'));
   if (refs.length || plan.parsed.workflowRefs.length) {
@@ -210,7 +246,7 @@ export function buildGsdBrief(ctx: Ctx, model: GsdModel, plan: GsdPlan, mech: Br
   const readText = renderReads(reads);
   const counted = text + readText;
   const resolvedBrief = `${[...head, spec, ...tail].join('\n')}\n`;
-  return { plan, analysis: { ...analysis, refs }, text, counted, resolved: resolvedBrief + readText, spec, units, reads, capsules, symbols: ids.symbols, outside };
+  return { plan, analysis: { ...analysis, refs }, text, counted, resolved: resolvedBrief + readText, spec, units, blocks, reads, capsules, symbols: ids.symbols, outside };
 }
 
 /** Reads as the counted text appends them after a brief: `READ .planning/<path>` then the file. */

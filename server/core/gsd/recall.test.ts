@@ -76,6 +76,36 @@ describe('recall on a small tree', () => {
     expect(n).toBeGreaterThan(60);
   });
 
+  it('carries units that overlap once, as one block under both ids, and still sees either one go (4qan/claude-directory-tree 02-02: 02-UI-SPEC "Layout Contract" and its lines 126-162)', () => {
+    const project = copyTestdata();
+    const planning = path.join(project, '.planning');
+    const rel = 'phases/01-core/01-09-PLAN.md';
+    fs.writeFileSync(
+      path.join(planning, rel),
+      '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md lines 5-11\n- .planning/phases/01-core/01-RESEARCH.md lines 9-15\n- .planning/phases/01-core/01-RESEARCH.md (Pitfall 1) lines 21-25\n</read_first><action>Hash and sign.</action></task></tasks>\n',
+    );
+    const ctx = makeCtx(planning);
+    const { model } = importGsd(ctx);
+    const plan = model.project.plans.find((p) => p.file === rel);
+    if (!plan) throw new Error('no 01-09');
+    const b = buildGsdBrief(ctx, model, plan);
+    expect(b.units.map((u) => u.id)).toEqual(['01-RESEARCH#lines-5-11', '01-RESEARCH#lines-9-15', '01-RESEARCH#pitfall-1', '01-RESEARCH#lines-21-25']);
+    // Lines 9-11 and line 21 are in two units each; the brief sends them once.
+    const count = (t: string) => b.counted.split(t).length - 1;
+    expect(count('Sign the cookie with HMAC-SHA256')).toBe(1);
+    expect(count('Compare hashes in constant time.')).toBe(1);
+    expect(b.counted).toContain('§ 01-RESEARCH#lines-5-11 + 01-RESEARCH#lines-9-15\n### Pattern 1: Password hashing\n');
+    expect(b.counted).toContain('§ 01-RESEARCH#pitfall-1 + 01-RESEARCH#lines-21-25\n### Pitfall 1: Timing attacks\n');
+    const items = recallItems(ctx, model, b);
+    expect(items.filter((i) => i.kind === 'unit').map((i) => i.what)).toEqual(['01-RESEARCH#lines-5-11 + 01-RESEARCH#lines-9-15', '01-RESEARCH#pitfall-1 + 01-RESEARCH#lines-21-25']);
+    expect(checkRecall(b.counted, items).pct).toBe(100);
+    // Dropping the lines only one of the two units holds is seen, as is dropping the block.
+    expect(checkRecall(b.counted.replace('- Rolling your own crypto.\n', ''), items).pct).toBeLessThan(100);
+    const units = briefMutations(b).filter((m) => m.kind === 'unit');
+    expect(units.map((m) => m.what)).toEqual(['01-RESEARCH#lines-5-11 + 01-RESEARCH#lines-9-15', '01-RESEARCH#pitfall-1 + 01-RESEARCH#lines-21-25']);
+    for (const m of units) expect(checkRecall(m.text, items).pct).toBeLessThan(100);
+  });
+
   it('counts a line the plan repeats as often as it repeats it, and resolves ids before comparing', () => {
     const project = copyTestdata();
     const ctx = makeCtx(path.join(project, '.planning'));

@@ -63,7 +63,8 @@ function taskLineSet(spec: string): Map<string, number> {
 /** The expected items of one plan, from its full v2 brief (see the module comment). */
 export function recallItems(ctx: Ctx, model: GsdModel, full: BuiltBrief): RecallItem[] {
   const items: RecallItem[] = [];
-  for (const u of full.units) items.push({ kind: 'unit', what: u.id, texts: [u.text ?? model.index.files.get(u.file) ?? ''] });
+  // A block of units that overlap is one item: its lines are sent once, so they can be needed once.
+  for (const b of full.blocks) items.push({ kind: 'unit', what: b.ids.join(' + '), texts: [b.text] });
   const seen = new Set<string>();
   for (const r of full.analysis.refs) {
     if (!r.rel || seen.has(r.rel)) continue;
