@@ -289,6 +289,8 @@ describe('summaries', () => {
     // "## Files Created/Modified" with sub-lists, and a section that lists none.
     expect(parseSummary('# S\n\nx\n\n## Files Created/Modified\n\n**Created:**\n- `src/db.ts` - pool\n\n**Modified:**\n- `package.json` - deps\n').keyFiles).toEqual(['src/db.ts', 'package.json']);
     expect(parseSummary('# S\n\nx\n\n## Files Modified\n\nNone.\n').keyFiles).toEqual([]);
+    // An item whose first word only has a dot is no path: "None.", "e.g.", "...".
+    expect(parseSummary('# S\n\nx\n\n## Files Modified\n\n- None.\n- e.g. nothing\n- ...\n- Makefile.am\n').keyFiles).toEqual(['Makefile.am']);
   });
 
   it('takes the decisions a summary records in its body when its frontmatter holds none (hybrid-attendance-tracker 03-01 "## Decisions Made")', () => {

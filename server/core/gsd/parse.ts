@@ -752,7 +752,8 @@ function bodyFiles(body: string): string[] {
     if (!item) continue;
     const ticked = /`([^`\n]+)`/.exec(item[1] as string);
     const first = ticked ? (ticked[1] as string) : ((item[1] as string).split(/\s+/)[0] as string);
-    const p = /[/.]/.test(first) ? cleanDeclaredPath(first) : undefined;
+    // A path has a folder or a file name with an extension ("src/db.ts", "Makefile.am"), not only a dot ("None.", "e.g.").
+    const p = /\/|[A-Za-z0-9_-]\.[A-Za-z0-9]{1,10}$/.test(first) && !/^(?:[a-z]\.){2,}$/i.test(first) ? cleanDeclaredPath(first) : undefined;
     if (p && !out.includes(p)) out.push(p);
   }
   return out;
