@@ -227,9 +227,6 @@ function asName(clause: string, word: string): boolean {
   return ws.some((w, i) => stem(w.toLowerCase().replace(/['’]/g, '')) === word && (i === 0 || /^[A-Z]/.test(w) || /^(?:from|in|of)$/i.test(ws[i + 1] ?? '')));
 }
 
-/** A label's number without leading zeros in any part: `06` and `6`, `1.02` and `1.2`, are one label. */
-const unpad = (n: string) => n.replace(/(^|\.)0+(?=\d)/g, '$1');
-
 /** The sections of one document a clause of the plan names. */
 function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedUnit[] {
   const hits: PlacedUnit[] = [];
@@ -243,7 +240,7 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
     const w = stem(m[1] as string);
     const ns = (m[2] as string).split(/\s*(?:,|&|\+|\/|and|or)\s*/).map((x) => x.replace(/^#\s*/, '').trim());
     const set = labelled.get(w) ?? new Set<string>();
-    for (const n of ns) set.add(unpad(n));
+    for (const n of ns) set.add(labelKey(n));
     labelled.set(w, set);
   }
   const titled: PlacedUnit[] = [];
@@ -279,7 +276,7 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
     if (h.label) {
       const ns = labelled.get(h.label.word);
       // A single letter only counts in upper case as written ("Area A", not "a").
-      if (ns?.has(unpad(h.label.n)) && (!/^[a-z]$/.test(h.label.n) || new RegExp(`\\b${h.label.word}s?\\s*#?\\s*${h.label.n.toUpperCase()}\\b`, 'i').test(clause.replace(/\b[a-z]\b/g, '')))) {
+      if (ns?.has(labelKey(h.label.n)) && (!/^[a-z]$/.test(h.label.n) || new RegExp(`\\b${h.label.word}s?\\s*#?\\s*${h.label.n.toUpperCase()}\\b`, 'i').test(clause.replace(/\b[a-z]\b/g, '')))) {
         hits.push(h.unit);
         continue;
       }
@@ -326,13 +323,13 @@ function numberedGap(clause: string, handles: Handle[], found: PlacedUnit[]): st
   const w = stem((m[2] as string).toLowerCase());
   if (/^(?:line|section|lines|sections)$/.test(w)) return undefined;
   const between = words(m[1] as string).filter((x) => !STOP.has(x));
-  const n = unpad(m[3] as string);
+  const n = labelKey(m[3] as string);
   const hasWords = (h: Handle) => h.words.has(w) && between.every((b) => h.words.has(b));
   if (!handles.some(hasWords)) return undefined;
   const byUnit = new Map(handles.map((h) => [h.unit, h]));
   const taken = found.some((u) => {
     const h = byUnit.get(u);
-    return h !== undefined && ((h.label?.word === w && unpad(h.label.n) === n) || h.words.has(w));
+    return h !== undefined && ((h.label?.word === w && labelKey(h.label.n) === n) || h.words.has(w));
   });
   return taken ? undefined : `${between.length ? `${m[1]}` : ''}${m[2]} ${m[3]}`;
 }

@@ -706,16 +706,24 @@ function decisionText(v: unknown): string[] {
 
 const NOTHING = /^(none|n\/a|nothing|no (deviations|issues)|-+)\b/i;
 
+/** A line of a summary's section as text: its list marker and bold dropped. */
+function itemText(line: string): string {
+  return line
+    .replace(/^\s*(?:[-*]|\d+\.)\s+/, '')
+    .replace(/\*\*/g, '')
+    .trim();
+}
+
+/** A trimmed line that is prose, not blank, a heading, a table row or a code fence. */
+const isProse = (t: string) => t !== '' && !t.startsWith('#') && !t.startsWith('|') && !/^```/.test(t);
+
 /** First meaningful line under the sections where GSD records surprises. */
 function firstGotcha(body: string): string | undefined {
   for (const title of [/^deviations?\b/i, /^issues\b/i, /^(known issues|gotchas?|concerns|blockers|problems)\b/i]) {
     const sec = mdSection(body, title);
     if (!sec) continue;
     for (const line of sec.split('\n').slice(1)) {
-      const t = line
-        .replace(/^\s*(?:[-*]|\d+\.)\s+/, '')
-        .replace(/\*\*/g, '')
-        .trim();
+      const t = itemText(line);
       if (!t || t.startsWith('#') || /^```/.test(t) || NOTHING.test(t)) continue;
       return oneLine(t, 300);
     }
@@ -732,9 +740,9 @@ function bodyDecisions(body: string): string[] {
   const sec = mdSection(body, /^(?:key\s+)?decisions(?:\s+made)?\b/i);
   if (!sec) return [];
   const lines = sec.split('\n').slice(1);
-  const clean = (t: string) => oneLine(t.replace(/^\s*(?:[-*]|\d+\.)\s+/, '').replace(/\*\*/g, '').trim(), 600);
+  const clean = (t: string) => oneLine(itemText(t), 600);
   const items = lines.filter((l) => /^(?:[-*]|\d+\.)\s+\S/.test(l)).map(clean);
-  const out = items.length ? items : lines.map((l) => l.trim()).filter((t) => t && !t.startsWith('#') && !t.startsWith('|') && !/^```/.test(t)).slice(0, 1).map(clean);
+  const out = items.length ? items : lines.map((l) => l.trim()).filter(isProse).slice(0, 1).map(clean);
   return out.filter((t) => t && !NOTHING.test(t));
 }
 
@@ -787,8 +795,8 @@ export function parseSummary(raw: string): ParsedSummary {
     const first = lines
       .slice(Math.max(h1 + 1, 0))
       .map((l) => l.trim())
-      .find((l) => l !== '' && !l.startsWith('#') && !l.startsWith('|') && !/^```/.test(l));
-    if (first) out.oneLiner = oneLine(first.replace(/^(?:[-*]|\d+\.)\s+/, '').replace(/\*\*/g, ''), 400);
+      .find(isProse);
+    if (first) out.oneLiner = oneLine(itemText(first), 400);
   }
   if (!out.decisions.length) out.decisions = bodyDecisions(body);
   if (!out.keyFiles.length) out.keyFiles = bodyFiles(body);
