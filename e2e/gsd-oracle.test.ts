@@ -226,6 +226,21 @@ describe('an independent count of what each plan cites', () => {
     expect(mine.counts.line_ranges).toBe(0);
   });
 
+  it('takes a label in a read_first item ("(Pattern 1: I2S Audio)") for the heading it begins (dagra68/esp32-alarm-clock 02-01)', () => {
+    const research = '# Research\n\n### Pattern 1: I2S Audio (core)\n\nThree pins.\n\n### Pattern 2: Weekday Switch\n\nA global flag.\n\n### Pitfall 1: Pins unknown\n\nRead the schematic.\n';
+    const run = handTree('labelled-read-first', 'phases/02-alarm/02-01-PLAN.md', {
+      'phases/02-alarm/02-RESEARCH.md': research,
+      'phases/02-alarm/02-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/02-alarm/02-RESEARCH.md (Pattern 1: I2S Audio; Task 3 output)\n</read_first><action>Wire it.</action></task></tasks>\n',
+    });
+    const head = 'TASK 01-01\nWire it.\nREFS\nto units: .planning/phases/02-alarm/02-RESEARCH.md\n';
+    const ok = run(`${head}### Pattern 1: I2S Audio (core)\nThree pins.\n`);
+    expect(ok.misses).toEqual([]);
+    // "Task 3" begins no heading of the document: only Pattern 1 is counted.
+    expect(ok.counts.sections).toBe(1);
+    const bad = run(`${head}### Pattern 2: Weekday Switch\nA global flag.\n`);
+    expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/02-alarm/02-RESEARCH.md Pattern 1' }]);
+  });
+
   it('reports a brief missing a numbered section the plan names in prose beside a document, or the list holding it', () => {
     const research = '# Research\n\n### Pitfall 1: Clock skew\n\nUse server time.\n\n## Open Questions\n\n1. **Hosting**\n2. **RLS on the API too**\n';
     const run = handTree('numbered', 'phases/01-sync/01-01-PLAN.md', {

@@ -18,8 +18,8 @@
  *  - reads: every `.planning` file named in a `<read_first>` block must be named in the brief and
  *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief, and
  *    every heading a `§Name` beside it begins must be in the brief (`§3`: the heading numbered 3,
- *    `### 3. Atomic Write Pattern`), and every non-blank line of the
- *    line numbers it names (`lines 320–430`);
+ *    `### 3. Atomic Write Pattern`), every heading a label beside it begins (`(Pattern 1: I2S
+ *    Audio)`), and every non-blank line of the line numbers it names (`lines 320–430`);
  *  - numbered sections named in prose beside a planning document (`RESEARCH.md Pattern 3`, `per
  *    RESEARCH.md pitfall 5`, `Open Question 2 from RESEARCH.md`): the heading that starts with that
  *    name must be in the brief, or, when no heading does (a numbered list), one heading holding the
@@ -223,6 +223,18 @@ function check(bench, out) {
             counts.sections++;
             if (!hit.some((h) => has(h))) miss('section', `${written} Section ${n}`);
           }
+        }
+        // A label the item names (`(Pattern 1: I2S Audio + RTTTL Speaker)`, `pitfall #3`): the heading
+        // it begins must be in the brief. A label no heading begins (`Task 3 output`) asks for nothing.
+        const labelSeen = new Set();
+        for (const lm of item.matchAll(/\b([A-Za-z]{4,20})\s*#?\s*(\d{1,3})(?![\d.])/g)) {
+          const word = lm[1].toLowerCase();
+          if (/^(?:lines?|sections?)$/.test(word) || labelSeen.has(`${word} ${Number(lm[2])}`)) continue;
+          labelSeen.add(`${word} ${Number(lm[2])}`);
+          const hit = headings.filter((h) => new RegExp(`^${word}\\s*#?0*${Number(lm[2])}(?![0-9])`).test(simple(h.replace(/^#{1,6}\s+/, ''))));
+          if (hit.length === 0) continue;
+          counts.sections++;
+          if (!hit.some((h) => has(h))) miss('section', `${written} ${lm[1]} ${lm[2]}`);
         }
         // Line numbers the item names (`02-RESEARCH.md lines 320–430`): every non-blank line of them.
         checkLines(abs, written, item);

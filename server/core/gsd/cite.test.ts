@@ -103,6 +103,36 @@ describe('what a plan references', () => {
     expect(ids(analyse(rf('.planning/phases/01-core/01-NOTES.md (section 3.1)'), undefined, num))).toEqual(['01-NOTES#3-1-apfs']);
   });
 
+  it('takes a labelled name in a read note ("Pattern 1: I2S Audio + RTTTL Speaker") for that heading alone, not also for another heading its title begins (dagra68/esp32-alarm-clock 02-01)', () => {
+    const research = {
+      'phases/01-core/01-AUDIO.md': [
+        '# Audio',
+        '',
+        '### Pattern 1: I2S Audio + RTTTL Speaker (core pattern)',
+        '',
+        'Bus on three pins.',
+        '',
+        '### Pattern 2: Weekday Switch',
+        '',
+        'A global.',
+        '',
+        '## Code Examples',
+        '',
+        '### I2S Audio + RTTTL Speaker Full Configuration (Template)',
+        '',
+        'yaml here.',
+        '',
+      ].join('\n'),
+    };
+    const rf = (item: string) => `---\nwave: 1\n---\n<tasks><task><read_first>\n- ${item}\n</read_first><action>x</action></task></tasks>\n`;
+    expect(ids(analyse(rf('.planning/phases/01-core/01-AUDIO.md (Pattern 1: I2S Audio + RTTTL Speaker)'), undefined, research))).toEqual(['01-AUDIO#pattern-1']);
+    // The same words as a name of their own, with no label, still name the heading they shorten.
+    expect(ids(analyse(rf('.planning/phases/01-core/01-AUDIO.md (I2S Audio RTTTL Speaker Full Configuration, Pattern 2)'), undefined, research))).toEqual([
+      '01-AUDIO#pattern-2',
+      '01-AUDIO#i2s-audio-rtttl-speaker-full-configuration-template',
+    ]);
+  });
+
   it('ends what a document governs at its sentence when the section comes first, and takes no phrase in capitals for a document', () => {
     const plan = (action: string) => `---\nwave: 1\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;
     // Helix-iOS 01.1-02: "mark Phase 1.1 complete in ROADMAP.md. Proceed to Phase 2." names phase 1.1 only.

@@ -227,14 +227,11 @@ function asName(clause: string, word: string): boolean {
   return ws.some((w, i) => stem(w.toLowerCase().replace(/['’]/g, '')) === word && (i === 0 || /^[A-Z]/.test(w) || /^(?:from|in|of)$/i.test(ws[i + 1] ?? '')));
 }
 
-/** The sections of one document a clause of the plan names. */
-function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedUnit[] {
-  const hits: PlacedUnit[] = [];
-  const lower = clause.toLowerCase();
-  // "Pattern 2", "patterns 3 and 4", "pitfall #3", "Pattern 1 + Pattern 2".
-  const LABELS = /([a-z][a-z-]{1,20})\s*#?\s*((?:\d+(?:\.\d+)*[a-z]?|[a-z])\b(?:\s*(?:,|&|\+|\/|and|or)\s*#?\s*(?:\d+(?:\.\d+)*[a-z]?|[a-z])\b)*)/g;
-  // A word used in a label ("Pitfall 1") names that section, not the parent titled with it ("Common Pitfalls").
-  const clauseWords = new Set(words(lower.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/g, ' ')));
+/** "Pattern 2", "patterns 3 and 4", "pitfall #3", "Pattern 1 + Pattern 2" (in lower case). */
+const LABELS = /([a-z][a-z-]{1,20})\s*#?\s*((?:\d+(?:\.\d+)*[a-z]?|[a-z])\b(?:\s*(?:,|&|\+|\/|and|or)\s*#?\s*(?:\d+(?:\.\d+)*[a-z]?|[a-z])\b)*)/g;
+
+/** The labels a lower-cased text writes: the label's word (stemmed) -> its numbers (as labelKey keeps them). */
+function labelsIn(lower: string): Map<string, Set<string>> {
   const labelled = new Map<string, Set<string>>();
   for (const m of lower.matchAll(LABELS)) {
     const w = stem(m[1] as string);
@@ -243,6 +240,17 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
     for (const n of ns) set.add(labelKey(n));
     labelled.set(w, set);
   }
+  return labelled;
+}
+
+/** The sections of one document a clause of the plan names. */
+function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedUnit[] {
+  const hits: PlacedUnit[] = [];
+  const lower = clause.toLowerCase();
+  // A word used in a label ("Pitfall 1") names that section, not the parent titled with it ("Common Pitfalls").
+  const clauseWords = new Set(words(lower.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/g, ' ')));
+  const labelled = labelsIn(lower);
+  const labels = (h: Handle, in_: Map<string, Set<string>>) => h.label !== undefined && (in_.get(h.label.word)?.has(labelKey(h.label.n)) ?? false);
   const titled: PlacedUnit[] = [];
   // A quoted name right after a document, or one after a section sign, names the heading it
   // begins: RESEARCH.md "Complete Background Script" example -> "Complete Background Script
@@ -274,9 +282,8 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
   }
   for (const h of handles) {
     if (h.label) {
-      const ns = labelled.get(h.label.word);
       // A single letter only counts in upper case as written ("Area A", not "a").
-      if (ns?.has(labelKey(h.label.n)) && (!/^[a-z]$/.test(h.label.n) || new RegExp(`\\b${h.label.word}s?\\s*#?\\s*${h.label.n.toUpperCase()}\\b`, 'i').test(clause.replace(/\b[a-z]\b/g, '')))) {
+      if (labels(h, labelled) && (!/^[a-z]$/.test(h.label.n) || new RegExp(`\\b${h.label.word}s?\\s*#?\\s*${h.label.n.toUpperCase()}\\b`, 'i').test(clause.replace(/\b[a-z]\b/g, '')))) {
         hits.push(h.unit);
         continue;
       }
@@ -303,6 +310,10 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
       // "Color, Typography, Spacing sections": the word that says what the names are is not one of them.
       const ws = words(item.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/gi, ' ')).filter((w) => !STOP.has(w) && !KIND_WORDS.has(w));
       if (ws.length < 2 && !(ws.length === 1 && (ws[0] as string).length >= 6)) continue;
+      // "Pattern 1: I2S Audio + RTTTL Speaker": the words after a label are the title of the heading
+      // the label names, not the name of another heading whose title they begin.
+      const own = labelsIn(item.toLowerCase());
+      if (handles.some((h) => hits.includes(h.unit) && labels(h, own) && ws.every((w) => h.words.has(w)))) continue;
       for (const h of handles) if (ws.every((w) => h.words.has(w)) && !titled.includes(h.unit) && !hits.includes(h.unit)) titled.push(h.unit);
     }
   }
