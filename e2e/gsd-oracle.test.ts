@@ -226,6 +226,18 @@ describe('an independent count of what each plan cites', () => {
     expect(mine.counts.line_ranges).toBe(0);
   });
 
+  it('checks a <read_first> item written with an absolute path to the planning folder as the planning file it is (1269/larraes-kitchen 01-05 "/Users/jashia/.../.planning/phases/01-foundation/01-RESEARCH.md lines 199-203")', () => {
+    const run = handTree('absolute', 'phases/01-store/01-01-PLAN.md', {
+      'phases/01-store/01-RESEARCH.md': '# Research\n\n## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n\n## Other\n\nNot cited.\n',
+      'phases/01-store/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>\n- /Users/me/app/.planning/phases/01-store/01-RESEARCH.md lines 3-6 (queue)\n</read_first><action>Build the queue.</action></task></tasks>\n',
+    });
+    const head = 'TASK 01-01\nBuild the queue.\nREFS\nto units: .planning/phases/01-store/01-RESEARCH.md\n';
+    const ok = run(`${head}## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts).toMatchObject({ reads: 1, line_ranges: 1 });
+    expect(run(`${head}## Queue\n\nOne creator at a time.\n`).misses).toEqual([{ tree: 't', plan: '01-01', kind: 'lines', what: expect.stringMatching(/01-RESEARCH\.md lines 3-6: 1 of them/) }]);
+  });
+
   it('takes a label in a read_first item ("(Pattern 1: I2S Audio)") for the heading it begins (dagra68/esp32-alarm-clock 02-01)', () => {
     const research = '# Research\n\n### Pattern 1: I2S Audio (core)\n\nThree pins.\n\n### Pattern 2: Weekday Switch\n\nA global flag.\n\n### Pitfall 1: Pins unknown\n\nRead the schematic.\n';
     const run = handTree('labelled-read-first', 'phases/02-alarm/02-01-PLAN.md', {

@@ -128,8 +128,13 @@ function check(bench, out) {
     const phaseNum = /^(\d+(?:\.\d+)*)/.exec(path.posix.basename(planDir))?.[1];
 
     /** A document as the plan writes it, relative to .planning: `.planning/x`, or a bare name beside the plan. */
-    const relOf = (written) =>
-      written.startsWith('.planning/') ? written.slice('.planning/'.length) : !written.includes('/') && fs.existsSync(path.join(t.planning, planDir, written)) ? `${planDir}/${written}` : written;
+    // A planning file however its path begins (`.planning/x`, `/Users/me/app/.planning/x`), or a
+    // bare name beside the plan.
+    const relOf = (written) => {
+      const at = written.lastIndexOf('.planning/');
+      if (at === 0 || (at > 0 && written[at - 1] === '/')) return written.slice(at + '.planning/'.length);
+      return !written.includes('/') && fs.existsSync(path.join(t.planning, planDir, written)) ? `${planDir}/${written}` : written;
+    };
     const rangesSeen = new Set();
     /** Every non-blank line of the line numbers `where` names in `abs` must be in the brief. */
     const checkLines = (abs, written, where) => {
