@@ -238,6 +238,22 @@ describe('an independent count of what each plan cites', () => {
     expect(run(`${head}## Queue\n\nOne creator at a time.\n`).misses).toEqual([{ tree: 't', plan: '01-01', kind: 'lines', what: expect.stringMatching(/01-RESEARCH\.md lines 3-6: 1 of them/) }]);
   });
 
+  it('takes the line numbers a read_first item names for what it cites, the section beside them for their description, and checks lines named after a section sign in prose (1269/larraes-kitchen 01-01, 01-03)', () => {
+    const research = '# Research\n\n## Pitfalls\n\n### Pitfall 7: Non-empty directory\nThe CLI may refuse.\nScaffold with --git no.\n\n## Code Examples\n\n### astro.config.mjs\nexport default defineConfig({});\nadapter: vercel(),\n';
+    const run = handTree('lines-described', 'phases/01-site/01-01-PLAN.md', {
+      'phases/01-site/01-RESEARCH.md': research,
+      'phases/01-site/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-site/01-RESEARCH.md lines 6-7 (Pitfall 7 — non-empty dir)\n</read_first><action>Scaffold it. Match RESEARCH § Code Examples lines 12-13 exactly.</action></task></tasks>\n',
+    });
+    const head = 'TASK 01-01\nScaffold it. Match RESEARCH § Code Examples lines 12-13 exactly.\nREFS\nto units: .planning/phases/01-site/01-RESEARCH.md\n';
+    const lines67 = 'The CLI may refuse.\nScaffold with --git no.\n';
+    const lines1213 = 'export default defineConfig({});\nadapter: vercel(),\n';
+    const ok = run(`${head}${lines67}${lines1213}`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts).toMatchObject({ sections: 0, line_ranges: 2 });
+    const bad = run(`${head}${lines67}export default defineConfig({});\n`);
+    expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'lines', what: expect.stringMatching(/RESEARCH\.md lines 12-13: 1 of them, first "adapter: vercel\(\),"/) }]);
+  });
+
   it('takes a label in a read_first item ("(Pattern 1: I2S Audio)") for the heading it begins (dagra68/esp32-alarm-clock 02-01)', () => {
     const research = '# Research\n\n### Pattern 1: I2S Audio (core)\n\nThree pins.\n\n### Pattern 2: Weekday Switch\n\nA global flag.\n\n### Pitfall 1: Pins unknown\n\nRead the schematic.\n';
     const run = handTree('labelled-read-first', 'phases/02-alarm/02-01-PLAN.md', {

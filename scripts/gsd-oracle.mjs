@@ -19,13 +19,15 @@
  *    either read whole (`READ .planning/<path>`) or have at least one of its lines in the brief, and
  *    every heading a `§Name` beside it begins must be in the brief (`§3`: the heading numbered 3,
  *    `### 3. Atomic Write Pattern`), every heading a label beside it begins (`(Pattern 1: I2S
- *    Audio)`), and every non-blank line of the line numbers it names (`lines 320–430`);
+ *    Audio)`), and every non-blank line of the line numbers it names (`lines 320–430`); an item
+ *    that names line numbers cites those lines, and the sections beside them describe them;
  *  - numbered sections named in prose beside a planning document (`RESEARCH.md Pattern 3`, `per
  *    RESEARCH.md pitfall 5`, `Open Question 2 from RESEARCH.md`): the heading that starts with that
  *    name must be in the brief, or, when no heading does (a numbered list), one heading holding the
  *    word (`## Open Questions`), unless the document is read whole;
  *  - line numbers written in prose right after a planning document's name (`06-RESEARCH.md line
- *    421`): every non-blank line of them, unless the document is read whole;
+ *    421`), or after a section of it named with a section sign (`RESEARCH § Code Examples lines
+ *    442-464`): every non-blank line of them, unless the document is read whole;
  *  - task lines: every non-empty line of `<action>`, `<verify>`, `<done>` and
  *    `<acceptance_criteria>` must be in the resolved brief.
  * Exit code 1 when any citation is missing; the report lists each one.
@@ -209,7 +211,10 @@ function check(bench, out) {
         const simple = (x) => x.toLowerCase().replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim();
         // The heading numbered N (`### 3. Atomic Write Pattern`), not 30 nor 3.1.
         const numbered = (n) => new RegExp(`^${n.replace(/\./g, '\\.')}[.):]?\\s`);
-        for (const sm of item.matchAll(/§\s*([^,(—–;§]+)/g)) {
+        // An item that names line numbers cites those lines (checked below); the sections it names
+        // beside them say what the lines are (`lines 427-430 (Pitfall 7 — ...)`).
+        const names = /(?<![A-Za-z0-9])lines?\s+\d/i.test(item) ? '' : item;
+        for (const sm of names.matchAll(/§\s*([^,(—–;§]+)/g)) {
           const name = simple(sm[1].replace(/\s+(?:and|through|to)\s*$/i, ''));
           // A number alone (`§3`) names the heading numbered so (`### 3. Atomic Write Pattern`).
           const num = /^(\d+(?:\.\d+)*)$/.exec(name);
@@ -221,7 +226,7 @@ function check(bench, out) {
           if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}`);
         }
         // The word before a number (`(Section 1, Section 4)`, `Sections 3 and 5`) names the headings numbered so.
-        for (const wm of item.matchAll(/\bsections?\s+(\d+(?:\.\d+)*(?:\s*(?:,|&|and)\s*\d+(?:\.\d+)*)*)/gi)) {
+        for (const wm of names.matchAll(/\bsections?\s+(\d+(?:\.\d+)*(?:\s*(?:,|&|and)\s*\d+(?:\.\d+)*)*)/gi)) {
           for (const n of wm[1].match(/\d+(?:\.\d+)*/g)) {
             const hit = headings.filter((h) => numbered(n).test(simple(h.replace(/^#{1,6}\s+/, ''))));
             if (hit.length === 0) continue;
@@ -232,7 +237,7 @@ function check(bench, out) {
         // A label the item names (`(Pattern 1: I2S Audio + RTTTL Speaker)`, `pitfall #3`): the heading
         // it begins must be in the brief. A label no heading begins (`Task 3 output`) asks for nothing.
         const labelSeen = new Set();
-        for (const lm of item.matchAll(/\b([A-Za-z]{4,20})\s*#?\s*(\d{1,3})(?![\d.])/g)) {
+        for (const lm of names.matchAll(/\b([A-Za-z]{4,20})\s*#?\s*(\d{1,3})(?![\d.])/g)) {
           const word = lm[1].toLowerCase();
           if (/^(?:lines?|sections?)$/.test(word) || labelSeen.has(`${word} ${Number(lm[2])}`)) continue;
           labelSeen.add(`${word} ${Number(lm[2])}`);
@@ -293,6 +298,16 @@ function check(bench, out) {
       if (hit.length === 0) continue;
       counts.sections++;
       if (!hit.some((h) => has(h))) miss('section', `${written} ${word} ${n}`);
+    }
+
+    // Line numbers written after a section of a document named with a section sign (`RESEARCH §
+    // Code Examples lines 442-464`, `RESEARCH.md § Code Examples canonical version (lines 442-464)`).
+    for (const pm of prose.matchAll(/(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.md|[A-Z][A-Z0-9-]{3,})`?\s*§((?:(?![.;!?]\s)[^\n§]){1,80}?)\b(lines?\s+\d+(?:\s*(?:-|–|—|to)\s*\d+)?)/g)) {
+      const written = /\.md$/i.test(pm[1]) ? pm[1] : `${pm[1]}.md`;
+      const rel = docFile(written);
+      const abs = rel && path.join(t.planning, rel);
+      if (!abs || !abs.startsWith(t.planning) || !fs.existsSync(abs) || brief.includes(`READ .planning/${rel}\n`)) continue;
+      checkLines(abs, written, pm[3]);
     }
 
     // Task lines.

@@ -228,9 +228,18 @@ describe('what a plan references', () => {
     const u = a.index.byId.get('01-RESEARCH#lines-19-21');
     expect(u).toMatchObject({ kind: 'lines', title: 'lines 19–21', text: research.slice(18, 21).join('\n') });
     expect(a.index.byId.get('01-RESEARCH#lines-25-25')?.text).toBe('Set `Path=/` and `HttpOnly`.');
-    // A range inside a section the plan also names is carried once, inside that section.
+    // Lines of a section the same note names are what it cites of that section (1269/larraes-kitchen
+    // 01-02 "lines 408-412 (Pitfall 4 — ...)"); a range inside a section the plan names elsewhere is
+    // carried once, inside that section.
     const b = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md (Pitfall 1) lines 20-21\n</read_first><action>x</action></task></tasks>\n');
-    expect(ids(b)).toEqual(['01-RESEARCH#pitfall-1']);
+    expect(ids(b)).toEqual(['01-RESEARCH#lines-20-21']);
+    const b2 = analyse('<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md lines 20-21\n</read_first><action>Mind RESEARCH.md Pitfall 1.</action></task></tasks>\n');
+    expect(ids(b2)).toEqual(['01-RESEARCH#pitfall-1']);
+    // In prose, a section sign, the section, then its lines: those lines, the unit made at import from
+    // the prose (1269/larraes-kitchen 01-03 "RESEARCH § Code Examples lines 442-464"); the section
+    // named without lines is the whole section.
+    const c2 = analyse('<tasks><task><action>Match RESEARCH § Common Pitfalls lines 20-21 exactly. Then per RESEARCH.md § Pattern 1 sign it.</action></task></tasks>\n');
+    expect(ids(c2)).toEqual(['01-RESEARCH#pattern-1', '01-RESEARCH#lines-20-21']);
     // Written in prose right after the document's name: the @-read of the whole file becomes what is cited.
     const prose = analyse('<context>\n@.planning/phases/01-core/01-RESEARCH.md\n</context>\n<tasks><task><action>As 01-RESEARCH.md lines 9-11 say, sign the cookie. 01-RESEARCH.md line 7 has the call.</action></task></tasks>\n');
     expect(prose.refs[0]).toMatchObject({ via: 'context', resolution: 'units', units: ['01-RESEARCH#pattern-1', '01-RESEARCH#lines-9-11'] });

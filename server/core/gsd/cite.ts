@@ -111,7 +111,11 @@ export function locate(project: GsdProject, documents: Iterable<string>, plan: G
   if (!norm.includes('/')) {
     const beside = `${planDir(plan)}/${norm}`;
     if (exists(beside)) return { rel: beside, exists: true };
-    const matches = [...new Set([...documents, ...project.summaries.map((s) => s.file), ...project.plans.map((p) => p.file)])].filter((f) => path.posix.basename(f) === norm);
+    // The phase's own document, named without its number ("RESEARCH.md" for 01-RESEARCH.md beside the plan).
+    const docs = [...documents];
+    const own = docs.filter((f) => path.posix.dirname(f) === planDir(plan) && path.posix.basename(f).toLowerCase().endsWith(`-${norm.toLowerCase()}`));
+    if (own.length === 1) return { rel: own[0] as string, exists: true };
+    const matches = [...new Set([...docs, ...project.summaries.map((s) => s.file), ...project.plans.map((p) => p.file)])].filter((f) => path.posix.basename(f) === norm);
     if (matches.length === 1) return { rel: matches[0] as string, exists: true };
   }
   return { exists: false };
@@ -381,6 +385,14 @@ export interface CiteInput {
   capsules: Set<string>;
 }
 
+/**
+ * The sections a clause names, less those holding line numbers the same clause writes: "RESEARCH §
+ * Code Examples lines 442-464" cites those lines of the section, not the whole of it.
+ */
+function narrowed(sections: PlacedUnit[], lines: PlacedUnit[]): PlacedUnit[] {
+  return sections.filter((s) => !lines.some((l) => s.start <= l.start && s.end >= l.end));
+}
+
 /** The line-range units of `rel` (made at import from the plans' notes) that `note` names. */
 function linesCited(index: UnitIndex, rel: string, note: string): PlacedUnit[] {
   const ranges = lineRangesIn(note).map(rangeTitle);
@@ -510,7 +522,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
       }
     }
     for (const c of clauses) {
-      const found = sectionsNamed(c.text, handles);
+      const found = narrowed(sectionsNamed(c.text, handles), linesCited(index, rel, c.text));
       for (const u of found) if (!c.lead || leadWord(u) === c.lead) cite(u, 'section', u.label ?? u.title);
       const gap = c.afterName ? numberedGap(c.text, handles, found) : undefined;
       const gaps = missingSections.get(rel) ?? [];
@@ -518,7 +530,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
     }
     for (const r of refs) {
       if (r.rel !== rel || !r.note) continue;
-      const named = sectionsNamed(r.note, handles, true);
+      const named = narrowed(sectionsNamed(r.note, handles, true), linesCited(index, rel, r.note));
       for (const u of named) cite(u, 'section', u.label ?? u.title);
       // A note that names ids of the file (`§D-01 (quickjs API), §D-09`) is resolved by those ids.
       const namesIds = [...r.note.matchAll(LABEL_RE)].some((m) => (index.byLabel.get(labelKey(m[1] as string)) ?? []).some((u) => u.file === rel));

@@ -53,12 +53,28 @@ export function rangeOffsets(text: string, r: LineRange): { start: number; end: 
 /** `06-RESEARCH.md line 421`, `.planning/x/02-RESEARCH.md (lines 10-20)`, `CONTEXT.md, lines 3–9`. */
 const NAMED_RANGE = new RegExp(`(?<![\\w./-])((?:[\\w.-]+/)*[\\w.-]+\\.md)\`?\\)?\\s*(?:[,:(]\\s*)?(?:at\\s+)?(${RANGE_SOURCE})`, 'gi');
 
-/** Line numbers written right after a document's name anywhere in a text, with the name as written. */
+/**
+ * `RESEARCH.md § Code Examples canonical version (lines 442-464)`, `RESEARCH § Code Examples
+ * \`.env.example\` lines 852-876`: a section of the document, then the lines of it, in one clause
+ * (no sentence end, semicolon, other document or section sign between). The name is a file, or the
+ * document's word in capitals before its section sign.
+ */
+const SECTION_RANGE = new RegExp(`(?<![\\w./-])((?:[\\w.-]+/)*[\\w.-]+\\.md|[\\w-]*[A-Za-z]{4,})\`?\\s*§((?:(?![.!?;]\\s|\\.md\\b)[^\\n§]){1,80}?)(?<![A-Za-z0-9])(${RANGE_SOURCE})`, 'gi');
+
+/** Line numbers written right after a document's name, or after a section of it it names, anywhere in a text, with the name as written. */
 export function rangesAfterNames(text: string): { written: string; ranges: LineRange[] }[] {
   const out: { written: string; ranges: LineRange[] }[] = [];
   for (const m of text.matchAll(NAMED_RANGE)) {
     const ranges = lineRangesIn(m[2] as string);
     if (ranges.length) out.push({ written: m[1] as string, ranges });
+  }
+  for (const m of text.matchAll(SECTION_RANGE)) {
+    const name = m[1] as string;
+    const file = /\.md$/i.test(name);
+    // A word is the document only in capitals, as plans write it ("RESEARCH §", not "see §").
+    if (!file && name !== name.toUpperCase()) continue;
+    const ranges = lineRangesIn(m[3] as string);
+    if (ranges.length) out.push({ written: file ? name : `${name}.md`, ranges });
   }
   return out;
 }
