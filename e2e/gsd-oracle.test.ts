@@ -181,6 +181,20 @@ describe('an independent count of what each plan cites', () => {
     ]);
   });
 
+  it('takes neither a range after a label ("GLOBAL-01–03, SCHED-01–05") for a definition nor a document\'s title for a section a note names (ArnaudD-FR/climate-manager 01-03, 02-02)', () => {
+    const run = handTree('ranges-titles', 'phases/02-engine/02-01-PLAN.md', {
+      'phases/02-engine/02-CONTEXT.md': '# Phase 2: Engine - Context\n\n## Scope\n\n- `.planning/REQUIREMENTS.md` — Phase 2 scope:\n  GLOBAL-01–03, SCHED-01–05\n',
+      'phases/02-engine/02-RESEARCH.md': '# Research\n\n| ID | Behaviour |\n|----|-----------|\n| GLOBAL-01 | User sets the global mode |\n',
+      'phases/02-engine/02-01-PLAN.md': '---\nwave: 1\nrequirements: [GLOBAL-01]\n---\n<tasks><task><read_first>\n- .planning/phases/02-engine/02-CONTEXT.md (scope for Phase 2)\n</read_first><action>Set the mode.</action></task></tasks>\n',
+    });
+    const task = 'TASK 01-01\nSet the mode.\nREFS\nto units: .planning/phases/02-engine/02-CONTEXT.md\n';
+    const ok = run(`${task}- \`.planning/REQUIREMENTS.md\` — Phase 2 scope:\n| GLOBAL-01 | User sets the global mode |\n`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts).toMatchObject({ ids: 1, sections: 0 });
+    // The table row is the definition wanted.
+    expect(run(`${task}- \`.planning/REQUIREMENTS.md\` — Phase 2 scope:\n  GLOBAL-01–03, SCHED-01–05\n`).misses).toEqual([expect.objectContaining({ kind: 'id', what: 'GLOBAL-01 (defined in phases/02-engine/02-RESEARCH.md)' })]);
+  });
+
   it('takes a label with a qualifier in parentheses before its colon for a definition (prisma-generate-uml "- **D-06 (CODE-02):** ...")', () => {
     const run = handTree('qualified', 'phases/01-core/01-01-PLAN.md', {
       'phases/01-core/01-CONTEXT.md': '# Context\n\n- **D-05:** Create the file only.\n- **D-06 (CODE-02):** Explain the cast in a comment.\n',

@@ -90,7 +90,8 @@ function definitions(planning) {
       // (`- ISO-8601 timestamp precision`). Brackets set it off too (`- [REQ-040] System ...`).
       // A qualifier in parentheses may sit between the label and what sets it off (`**D-06 (CODE-02):**`).
       const rest = m[4].replace(/^\s*\([^()]{1,40}\)(?:\*\*|__|`)*/, '');
-      if (!m[1] && !(m[2] && m[4].startsWith(']')) && !/^\s*(?:[:.)|—–]|-\s|$)/.test(rest)) continue;
+      // A dash right before a digit joins a range (`GLOBAL-01–03, SCHED-01–05`), it sets nothing off.
+      if (!m[1] && !(m[2] && m[4].startsWith(']')) && !/^\s*(?:[:.)|]|[—–](?!\d)|-\s|$)/.test(rest)) continue;
       const key = m[3].replace(/-0+(\d)/, '-$1');
       const list = defs.get(key) ?? [];
       list.push({ file: rel, line });
@@ -241,7 +242,8 @@ function check(bench, out) {
           const word = lm[1].toLowerCase();
           if (/^(?:lines?|sections?)$/.test(word) || labelSeen.has(`${word} ${Number(lm[2])}`)) continue;
           labelSeen.add(`${word} ${Number(lm[2])}`);
-          const hit = headings.filter((h) => new RegExp(`^${word}\\s*#?0*${Number(lm[2])}(?![0-9])`).test(simple(h.replace(/^#{1,6}\s+/, ''))));
+          // A document's title (`# Phase 1: Foundation - Context`) is not a section a label names.
+          const hit = headings.filter((h) => !/^#\s/.test(h) && new RegExp(`^${word}\\s*#?0*${Number(lm[2])}(?![0-9])`).test(simple(h.replace(/^#{1,6}\s+/, ''))));
           if (hit.length === 0) continue;
           counts.sections++;
           if (!hit.some((h) => has(h))) miss('section', `${written} ${lm[1]} ${lm[2]}`);
