@@ -73,6 +73,11 @@ function withoutBlock(text, tag) {
   return text.replace(new RegExp(`<${tag}(?:\\s[^>]*)?>[\\s\\S]*?</${tag}>`, 'gi'), '');
 }
 
+/** A heading's text (marks dropped, lower case) that begins with the label `word n` (`pitfall 5`, `pitfall #05`). */
+function labelStart(word, n) {
+  return new RegExp(`^${word}\\s*#?0*${Number(n)}(?![0-9])`);
+}
+
 /** Where each label is defined in a tree: label -> [{ file (relative to .planning), line }]. */
 function definitions(planning) {
   const defs = new Map();
@@ -137,6 +142,11 @@ function check(bench, out) {
       const at = written.lastIndexOf('.planning/');
       if (at === 0 || (at > 0 && written[at - 1] === '/')) return written.slice(at + '.planning/'.length);
       return !written.includes('/') && fs.existsSync(path.join(t.planning, planDir, written)) ? `${planDir}/${written}` : written;
+    };
+    /** The file of a part the plan cites (`rel`), when it is in the tree and the brief does not read it whole. */
+    const partOf = (rel) => {
+      const abs = rel && path.join(t.planning, rel);
+      return abs && abs.startsWith(t.planning) && fs.existsSync(abs) && !brief.includes(`READ .planning/${rel}\n`) ? abs : undefined;
     };
     const rangesSeen = new Set();
     /** Every non-blank line of the line numbers `where` names in `abs` must be in the brief. */
@@ -243,7 +253,7 @@ function check(bench, out) {
           if (/^(?:lines?|sections?)$/.test(word) || labelSeen.has(`${word} ${Number(lm[2])}`)) continue;
           labelSeen.add(`${word} ${Number(lm[2])}`);
           // A document's title (`# Phase 1: Foundation - Context`) is not a section a label names.
-          const hit = headings.filter((h) => !/^#\s/.test(h) && new RegExp(`^${word}\\s*#?0*${Number(lm[2])}(?![0-9])`).test(simple(h.replace(/^#{1,6}\s+/, ''))));
+          const hit = headings.filter((h) => !/^#\s/.test(h) && labelStart(word, lm[2]).test(simple(h.replace(/^#{1,6}\s+/, ''))));
           if (hit.length === 0) continue;
           counts.sections++;
           if (!hit.some((h) => has(h))) miss('section', `${written} ${lm[1]} ${lm[2]}`);
@@ -255,10 +265,8 @@ function check(bench, out) {
     // Line numbers written in prose right after a planning document's name (`06-RESEARCH.md line 421`).
     for (const pm of withoutBlock(text, 'read_first').matchAll(/(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.md)`?\)?\s*(?:[,:(]\s*)?(?:at\s+)?(lines?\s+\d+(?:\s*(?:-|–|—|to)\s*\d+)?)/gi)) {
       const written = pm[1].replace(/^\.\//, '');
-      const rel = relOf(written);
-      const abs = path.join(t.planning, rel);
-      if (!abs.startsWith(t.planning) || !fs.existsSync(abs) || brief.includes(`READ .planning/${rel}\n`)) continue;
-      checkLines(abs, written, pm[2]);
+      const abs = partOf(relOf(written));
+      if (abs) checkLines(abs, written, pm[2]);
     }
 
     // Numbered sections named in prose beside a document (`RESEARCH.md Pattern 3`, `per RESEARCH.md
@@ -285,8 +293,8 @@ function check(bench, out) {
     for (const [written, word, n] of named) {
       if (/^lines?$/i.test(word)) continue;
       const rel = docFile(written);
-      const abs = rel && path.join(t.planning, rel);
-      if (!abs || !abs.startsWith(t.planning) || !fs.existsSync(abs) || brief.includes(`READ .planning/${rel}\n`)) continue;
+      const abs = partOf(rel);
+      if (!abs) continue;
       const key = `${rel}:${word.toLowerCase()}:${Number(n)}`;
       if (sectionsSeen.has(key)) continue;
       sectionsSeen.add(key);
@@ -295,7 +303,7 @@ function check(bench, out) {
         .filter((l) => /^#{1,6}\s/.test(l));
       const bare = (h) => h.replace(/^#{1,6}\s+/, '').replace(/[*_`]/g, '').trim().toLowerCase();
       const w = word.toLowerCase();
-      let hit = heads.filter((h) => new RegExp(`^${w}\\s*#?0*${Number(n)}(?![0-9])`).test(bare(h)));
+      let hit = heads.filter((h) => labelStart(w, n).test(bare(h)));
       if (hit.length === 0) hit = heads.filter((h) => bare(h).split(/[^a-z]+/).some((x) => x === w || x === `${w}s` || x === `${w}es`));
       if (hit.length === 0) continue;
       counts.sections++;
@@ -306,10 +314,8 @@ function check(bench, out) {
     // Code Examples lines 442-464`, `RESEARCH.md § Code Examples canonical version (lines 442-464)`).
     for (const pm of prose.matchAll(/(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.md|[A-Z][A-Z0-9-]{3,})`?\s*§((?:(?![.;!?]\s)[^\n§]){1,80}?)\b(lines?\s+\d+(?:\s*(?:-|–|—|to)\s*\d+)?)/g)) {
       const written = /\.md$/i.test(pm[1]) ? pm[1] : `${pm[1]}.md`;
-      const rel = docFile(written);
-      const abs = rel && path.join(t.planning, rel);
-      if (!abs || !abs.startsWith(t.planning) || !fs.existsSync(abs) || brief.includes(`READ .planning/${rel}\n`)) continue;
-      checkLines(abs, written, pm[3]);
+      const abs = partOf(docFile(written));
+      if (abs) checkLines(abs, written, pm[3]);
     }
 
     // Task lines.

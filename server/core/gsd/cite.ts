@@ -254,7 +254,7 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
   // A word used in a label ("Pitfall 1") names that section, not the parent titled with it ("Common Pitfalls").
   const clauseWords = new Set(words(lower.replace(/([a-z][a-z-]{1,20})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b/g, ' ')));
   const labelled = labelsIn(lower);
-  const labels = (h: Handle, in_: Map<string, Set<string>>) => h.label !== undefined && (in_.get(h.label.word)?.has(labelKey(h.label.n)) ?? false);
+  const labels = (h: Handle, written: Map<string, Set<string>>) => h.label !== undefined && (written.get(h.label.word)?.has(labelKey(h.label.n)) ?? false);
   const titled: PlacedUnit[] = [];
   // A quoted name right after a document, or one after a section sign, names the heading it
   // begins: RESEARCH.md "Complete Background Script" example -> "Complete Background Script
