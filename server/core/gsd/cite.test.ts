@@ -131,6 +131,9 @@ describe('what a plan references', () => {
       '01-AUDIO#pattern-2',
       '01-AUDIO#i2s-audio-rtttl-speaker-full-configuration-template',
     ]);
+    // Written whole in prose, the longer title is the heading named, not the shorter one its words begin.
+    const prose = `---\nwave: 1\n---\n<tasks><task><action>Copy the 01-AUDIO.md I2S Audio RTTTL Speaker Full Configuration block.</action></task></tasks>\n`;
+    expect(ids(analyse(prose, undefined, research))).toEqual(['01-AUDIO#i2s-audio-rtttl-speaker-full-configuration-template']);
   });
 
   it('ends what a document governs at its sentence when the section comes first, and takes no phrase in capitals for a document', () => {
@@ -339,6 +342,10 @@ describe('what a plan references', () => {
     // A label with a heading of its own still names only that heading.
     const own = ids(analyse('<tasks><task><action>Avoid RESEARCH.md Pitfall 2.</action></task></tasks>\n'));
     expect(own).toEqual(['01-RESEARCH#pitfall-2']);
+    // A parenthesis in the heading is a remark on it, not a word of its name (climate-manager 02-02:
+    // "Open Question 1" under "## Open Questions (RESOLVED)").
+    const remarked = { 'phases/03-sync/03-RESEARCH.md': research.replace('## Open Questions', '## Open Questions (RESOLVED)') };
+    expect(ids(analyse(plan('Defense in depth per RESEARCH.md open question 2: scope every query.'), 'phases/03-sync/03-01-PLAN.md', remarked))).toEqual(['03-RESEARCH#open-questions-resolved']);
   });
 
   it('ends a clause after a document\'s name with its sentence or its parenthesis (j16z 04-02: "per RESEARCH.md pitfall 5). Update ... metadata")', () => {

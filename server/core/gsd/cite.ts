@@ -195,7 +195,7 @@ function fileKeywords(rel: string): string[] {
 }
 
 /** Section handles of one document: labelled headings and short titles. */
-type Handle = { unit: PlacedUnit; label?: { word: string; n: string }; title?: string[]; words: Set<string>; phrase?: RegExp };
+type Handle = { unit: PlacedUnit; label?: { word: string; n: string }; name: string[]; title?: string[]; words: Set<string>; phrase?: RegExp };
 
 /** The heading's whole title followed by the kind of part it is ("Run Log View section", "Status Labels table"). */
 function titlePhrase(title: string): RegExp | undefined {
@@ -212,10 +212,11 @@ function sectionHandles(units: PlacedUnit[], text = ''): Handle[] {
     if (u.kind !== 'section' && u.kind !== 'phase') continue;
     if (u.kind === 'section' && isTitle(u)) continue;
     const lab = u.label ? /^(\S+) (.+)$/.exec(u.label) : null;
-    const sig = words(u.title.replace(/^(\S+)\s+#?(\S+?)[:.]?\s+/, lab ? '' : '$&')).filter((w) => !STOP.has(w));
+    // A parenthesis is a remark on the heading ("Open Questions (RESOLVED)"), not a word of its name.
+    const sig = words(u.title.replace(/^(\S+)\s+#?(\S+?)[:.]?\s+/, lab ? '' : '$&').replace(/\([^)]*\)/g, ' ')).filter((w) => !STOP.has(w));
     const title = sig.length >= 1 && sig.length <= 4 && sig.some((w) => w.length >= 5) ? sig : undefined;
     const phrase = titlePhrase(u.title);
-    out.push({ unit: u, ...(lab ? { label: { word: stem((lab[1] as string).toLowerCase()), n: (lab[2] as string).toLowerCase() } } : {}), ...(title ? { title } : {}), words: new Set(words(u.title)), ...(phrase ? { phrase } : {}) });
+    out.push({ unit: u, ...(lab ? { label: { word: stem((lab[1] as string).toLowerCase()), n: (lab[2] as string).toLowerCase() } } : {}), name: sig, ...(title ? { title } : {}), words: new Set(words(u.title)), ...(phrase ? { phrase } : {}) });
   }
   return out;
 }
@@ -320,6 +321,21 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
       if (handles.some((h) => hits.includes(h.unit) && labels(h, own) && ws.every((w) => h.words.has(w)))) continue;
       for (const h of handles) if (ws.every((w) => h.words.has(w)) && !titled.includes(h.unit) && !hits.includes(h.unit)) titled.push(h.unit);
     }
+  }
+  // "I2S Audio RTTTL Speaker Full Configuration" names the heading titled so, not also the one whose
+  // shorter title its first words are: a title goes to a longer one holding all its words that the
+  // clause writes whole.
+  const nameOf = (u: PlacedUnit) => handles.find((h) => h.unit === u)?.name ?? [];
+  const written = ` ${words(lower).filter((w) => !STOP.has(w)).join(' ')} `;
+  const longer = (u: PlacedUnit) => {
+    const t = nameOf(u);
+    return t.length === 0 ? undefined : handles.find((v) => v.name.length > t.length && t.every((w) => v.name.includes(w)) && (titled.includes(v.unit) || written.includes(` ${v.name.join(' ')} `)));
+  };
+  for (const u of [...titled]) {
+    const v = longer(u);
+    if (!v) continue;
+    titled.splice(titled.indexOf(u), 1);
+    if (!titled.includes(v.unit) && !hits.includes(v.unit)) titled.push(v.unit);
   }
   const inside = (u: PlacedUnit) => hits.some((l) => l.start <= u.start && l.end >= u.end);
   const repeated = (u: PlacedUnit) => handles.filter((h) => h.unit.title.toLowerCase() === u.title.toLowerCase()).length > 1;
