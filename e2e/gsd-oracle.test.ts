@@ -121,6 +121,21 @@ describe('an independent count of what each plan cites', () => {
     expect(bad.misses).toEqual([{ tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-ui/01-UI-SPEC.md §SignIn Page' }]);
   });
 
+  it('takes a section sign, a dash and the title of a heading inside the named section for that heading (Angeluis001/Gaff 01-01 "§Architecture Patterns — Recommended Project Structure tree")', () => {
+    const run = handTree('nested', 'phases/01-core/01-01-PLAN.md', {
+      'phases/01-core/01-RESEARCH.md': '# Research\n\n## Architecture Patterns\n\n### Recommended Project Structure\n\nsrc/app and src/lib, nothing else.\n\n### Pattern 1: Pool\n\nOne pool for the whole app.\n',
+      'phases/01-core/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>\n- .planning/phases/01-core/01-RESEARCH.md §Architecture Patterns — Recommended Project Structure tree\n</read_first><action>Scaffold.</action></task></tasks>\n',
+    });
+    const head = 'TASK 01-01\nScaffold.\nREFS\nto units: .planning/phases/01-core/01-RESEARCH.md\n';
+    const ok = run(`${head}### Recommended Project Structure\nsrc/app and src/lib, nothing else.\n`);
+    expect(ok.misses).toEqual([]);
+    expect(ok.counts.sections).toBe(1);
+    // The outer heading and another part of it do not stand for the part the item names.
+    expect(run(`${head}## Architecture Patterns\n### Pattern 1: Pool\nOne pool for the whole app.\n`).misses).toEqual([
+      { tree: 't', plan: '01-01', kind: 'section', what: '.planning/phases/01-core/01-RESEARCH.md §Architecture Patterns — recommended project structure' },
+    ]);
+  });
+
   it('reports a brief that does not name a planning file a <context> line reads, however its path begins (GradProj "@G:/AI/AXIOM-V2/.planning/ROADMAP.md")', () => {
     const run = handTree('context-reads', 'phases/01-ui/01-01-PLAN.md', {
       'ROADMAP.md': '# Roadmap\n\n### Phase 1: UI\n\n**Goal**: A page.\n',
@@ -250,6 +265,13 @@ describe('an independent count of what each plan cites', () => {
     expect(ok.misses).toEqual([]);
     expect(ok.counts).toMatchObject({ reads: 1, line_ranges: 1 });
     expect(run(`${head}## Queue\n\nOne creator at a time.\n`).misses).toEqual([{ tree: 't', plan: '01-01', kind: 'lines', what: expect.stringMatching(/01-RESEARCH\.md lines 3-6: 1 of them/) }]);
+    // From a Windows drive, with backslashes (Angeluis001/Gaff 01-01 "d:\\GAFF\\.planning\\phases\\01-foundation\\01-RESEARCH.md").
+    const drive = handTree('drive', 'phases/01-store/01-01-PLAN.md', {
+      'phases/01-store/01-RESEARCH.md': '# Research\n\n## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n\n## Other\n\nNot cited.\n',
+      'phases/01-store/01-01-PLAN.md': '---\nwave: 1\n---\n<tasks><task><read_first>\n- d:\\APP\\.planning\\phases\\01-store\\01-RESEARCH.md lines 3-6 (queue)\n</read_first><action>Build the queue.</action></task></tasks>\n',
+    });
+    expect(drive(`${head}## Queue\n\nOne creator at a time.\nRetry twice, then fail.\n`).counts).toMatchObject({ reads: 1, line_ranges: 1 });
+    expect(drive(`${head}## Queue\n\nOne creator at a time.\n`).misses).toEqual([{ tree: 't', plan: '01-01', kind: 'lines', what: expect.stringMatching(/01-RESEARCH\.md lines 3-6: 1 of them/) }]);
   });
 
   it('takes the line numbers a read_first item names for what it cites, the section beside them for their description, and checks lines named after a section sign in prose (1269/larraes-kitchen 01-01, 01-03)', () => {

@@ -197,8 +197,9 @@ function check(bench, out) {
     }
 
     // read_first.
-    for (const line of blockLines(text, 'read_first')) {
-      for (const m of line.matchAll(/(?:^|[\s`'"(@])((?:\.\/)?(?:\.planning\/)?[A-Za-z0-9_./-]+\.md)\b/g)) {
+    // A path may be written with backslashes and begin at a Windows drive (`d:\\GAFF\\.planning\\...`).
+    for (const line of blockLines(text, 'read_first').map((l) => l.replace(/\\/g, '/'))) {
+      for (const m of line.matchAll(/(?:^|[\s`'"(@])((?:[A-Za-z]:(?=\/))?(?:\.\/)?(?:\.planning\/)?[A-Za-z0-9_./-]+\.md)\b/g)) {
         const written = m[1].replace(/^\.\//, '');
         // What the item says of this document: from its name to the next file named on the line
         // (`VISION.MD (lines 70-77), .planning/ROADMAP.md Phase 1` names no lines of ROADMAP.md).
@@ -231,10 +232,23 @@ function check(bench, out) {
           const num = /^(\d+(?:\.\d+)*)$/.exec(name);
           if (!num && (name.length < 3 || /^[a-z][a-z0-9]*-\d+$/.test(name))) continue;
           const begins = (h) => (num ? numbered(num[1]).test(h) : h.startsWith(name));
-          const hit = headings.filter((h) => begins(simple(h.replace(/^#{1,6}\s+/, ''))));
+          let hit = headings.filter((h) => begins(simple(h.replace(/^#{1,6}\s+/, ''))));
           if (hit.length === 0) continue;
+          // `§Architecture Patterns — Recommended Project Structure tree`: what follows the dash begins
+          // the title of a heading inside the named one, so that heading is what the item names.
+          const after = simple(names.slice(sm.index + sm[0].length).replace(/^[\s—–>:-]+/, ''));
+          const under = hit.flatMap((h) => {
+            const level = /^#+/.exec(h)[0].length;
+            const rest = headings.slice(headings.indexOf(h) + 1);
+            const end = rest.findIndex((x) => /^#+/.exec(x)[0].length <= level);
+            return (end === -1 ? rest : rest.slice(0, end)).filter((x) => {
+              const title = simple(x.replace(/^#{1,6}\s+/, ''));
+              return title.length >= 3 && after.startsWith(title);
+            });
+          });
+          if (under.length) hit = under;
           counts.sections++;
-          if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}`);
+          if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}${under.length ? ` — ${simple(under[0].replace(/^#{1,6}\s+/, ''))}` : ''}`);
         }
         // The word before a number (`(Section 1, Section 4)`, `Sections 3 and 5`) names the headings numbered so.
         for (const wm of names.matchAll(/\bsections?\s+(\d+(?:\.\d+)*(?:\s*(?:,|&|and)\s*\d+(?:\.\d+)*)*)/gi)) {

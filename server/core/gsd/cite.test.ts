@@ -65,10 +65,11 @@ describe('what a plan references', () => {
   it('takes a quoted name after a document as the heading it begins, and lets a file named on the line govern its words', () => {
     const extra = { 'research/PITFALLS.md': '# Pitfalls\n\n### Pitfall 2: Not this one\n\nText.\n', 'research/ARCHITECTURE.md': '# Architecture\n\n### Pattern 1: Nor this one\n\nText.\n' };
     const plan = (action: string) => `---\nwave: 1\n---\n<tasks><task><action>${action}</action></task></tasks>\n`;
-    // "Architecture" and "Pitfalls" are headings of RESEARCH.md here, not research/ARCHITECTURE.md or research/PITFALLS.md.
+    // "Architecture" and "Pitfalls" are headings of RESEARCH.md here, not research/ARCHITECTURE.md or
+    // research/PITFALLS.md; each section says where the part in parentheses is.
     expect(ids(analyse(plan('Reference RESEARCH.md sections: Architecture Patterns (Pattern 1), Common Pitfalls (Pitfall 2)'), undefined, extra))).toEqual([
-      '01-RESEARCH#architecture-patterns',
-      '01-RESEARCH#common-pitfalls',
+      '01-RESEARCH#pattern-1',
+      '01-RESEARCH#pitfall-2',
     ]);
     // Without a file named on the line, a prose word followed by a section still names its document.
     expect(ids(analyse(plan('Mind the pitfalls: Pitfall 2.'), undefined, extra))).toEqual(['research/PITFALLS#pitfall-2']);
@@ -134,6 +135,42 @@ describe('what a plan references', () => {
     // Written whole in prose, the longer title is the heading named, not the shorter one its words begin.
     const prose = `---\nwave: 1\n---\n<tasks><task><action>Copy the 01-AUDIO.md I2S Audio RTTTL Speaker Full Configuration block.</action></task></tasks>\n`;
     expect(ids(analyse(prose, undefined, research))).toEqual(['01-AUDIO#i2s-audio-rtttl-speaker-full-configuration-template']);
+  });
+
+  it('takes a section written right before one of its own subsections for where to find it, and the subsection for what is cited (Angeluis001/Gaff 01-02 "§Architecture Patterns Pattern 2 — domain-split schema")', () => {
+    const research = {
+      'phases/01-core/01-RESEARCH.md': [
+        '# Phase 1: Core - Research',
+        '',
+        '## Architecture Patterns',
+        '',
+        '### Recommended Project Structure',
+        '',
+        'src/ app/ lib/',
+        '',
+        '### Pattern 1: Neon Connection',
+        '',
+        'One pool.',
+        '',
+        '### Pattern 2: Domain-Split Schema',
+        '',
+        'enums.ts first.',
+        '',
+        '## Common Pitfalls',
+        '',
+        '### Pitfall 1: Wrong Version',
+        '',
+        'Pin it.',
+        '',
+      ].join('\n'),
+    };
+    const rf = (item: string) => `---\nwave: 1\n---\n<tasks><task><read_first>\n- ${item}\n</read_first><action>x</action></task></tasks>\n`;
+    const cited = (item: string) => ids(analyse(rf(item), undefined, research));
+    expect(cited('d:\\APP\\.planning\\phases\\01-core\\01-RESEARCH.md §Architecture Patterns Pattern 2 — domain-split schema')).toEqual(['01-RESEARCH#pattern-2']);
+    expect(cited('.planning/phases/01-core/01-RESEARCH.md — §Architecture Patterns — Recommended Project Structure tree')).toEqual(['01-RESEARCH#recommended-project-structure']);
+    expect(cited('.planning/phases/01-core/01-RESEARCH.md (Architecture Patterns > Pattern 1, Pitfall 1)')).toEqual(['01-RESEARCH#pattern-1', '01-RESEARCH#pitfall-1']);
+    // Named in an item of its own, the section is asked for whole.
+    expect(cited('.planning/phases/01-core/01-RESEARCH.md (Architecture Patterns; Pattern 2)')).toEqual(['01-RESEARCH#architecture-patterns']);
   });
 
   it('ends what a document governs at its sentence when the section comes first, and takes no phrase in capitals for a document', () => {

@@ -248,6 +248,17 @@ function labelsIn(lower: string): Map<string, Set<string>> {
   return labelled;
 }
 
+/**
+ * How a clause writes the name of a section, as a regex source over lower case: its label ("pattern
+ * 2", "patterns #2") or its title's words; for the start of a name (`lead`), the first two of them.
+ */
+function nameStart(u: PlacedUnit, handles: Handle[], lead: boolean): string {
+  const h = handles.find((x) => x.unit === u);
+  if (h?.label) return `(?<![a-z0-9])${h.label.word}[a-z]*\\s*#?\\s*${h.label.n.replace(/\./g, '\\.')}(?![a-z0-9])`;
+  const tw = u.title.replace(/\([^)]*\)/g, ' ').toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  return `(?<![a-z0-9])${(lead ? tw.slice(0, 2) : tw).join('[^a-z0-9\\n]+')}`;
+}
+
 /** The sections of one document a clause of the plan names. */
 function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedUnit[] {
   const hits: PlacedUnit[] = [];
@@ -337,6 +348,13 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
     titled.splice(titled.indexOf(u), 1);
     if (!titled.includes(v.unit) && !hits.includes(v.unit)) titled.push(v.unit);
   }
+  // "§Architecture Patterns Pattern 2", "Architecture Patterns — Recommended Project Structure": a
+  // section written right before one of its own subsections says where to find it; the subsection is
+  // what the clause cites.
+  const named = [...hits, ...titled];
+  const located = (outer: PlacedUnit) =>
+    named.some((inner) => inner !== outer && outer.start <= inner.start && outer.end >= inner.end && outer.end - outer.start > inner.end - inner.start && new RegExp(`${nameStart(outer, handles, false)}[^a-z0-9\\n,;.]{0,6}${nameStart(inner, handles, true)}`).test(lower));
+  for (const list of [hits, titled]) list.splice(0, list.length, ...list.filter((u) => !located(u)));
   const inside = (u: PlacedUnit) => hits.some((l) => l.start <= u.start && l.end >= u.end);
   const repeated = (u: PlacedUnit) => handles.filter((h) => h.unit.title.toLowerCase() === u.title.toLowerCase()).length > 1;
   return [...hits, ...titled.filter((u) => !(hits.length && repeated(u)) || inside(u))];
