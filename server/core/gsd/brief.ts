@@ -311,7 +311,7 @@ export function findPlan(model: GsdModel, ref: string): GsdPlan {
     plans.find((p) => p.file === want) ??
     plans.find((p) => p.id.toLowerCase() === want.toLowerCase()) ??
     (() => {
-      const m = /^(\d+(?:\.\d+)*)-(\d+[a-z]?)$/i.exec(want);
+      const m = /^(\d+(?:\.\d+)*[a-z]?)-(\d+[a-z]?)$/i.exec(want);
       return m ? plans.find((p) => p.kind === 'phase' && refKey(p) === refKey({ phase: m[1] as string, plan: m[2] as string })) : undefined;
     })();
   if (hit) return hit;

@@ -81,10 +81,14 @@ function words(s: string): string[] {
   return (s.toLowerCase().match(/[a-z0-9][a-z0-9'’-]*/g) ?? []).map((w) => stem(w.replace(/['’]/g, '')));
 }
 
+/** A phase number without its zero padding, its letter kept: `02A` -> `2a`, `04.1` -> `4.1`. */
 function phaseKey(p: string): string {
   return p
     .split('.')
-    .map((x) => String(Number.parseInt(x, 10)))
+    .map((x) => {
+      const m = /^0*(\d+)([a-z]?)/i.exec(x);
+      return m ? `${m[1]}${(m[2] as string).toLowerCase()}` : x.toLowerCase();
+    })
     .join('.');
 }
 
@@ -176,7 +180,7 @@ function qualifierNear(text: string, at: number, len: number): string | undefine
   const m =
     /(?:from|of|in)\s+phase\s+(\d+(?:\.\d+)*)/i.exec(after) ??
     /phase\s+(\d+(?:\.\d+)*)(?:'s)?[\s,:]*$/i.exec(before) ??
-    /(\d+(?:\.\d+)*)-CONTEXT(?:\.md)?[\s,:#]*$/i.exec(before);
+    /(\d+(?:\.\d+)*[A-Za-z]?)-CONTEXT(?:\.md)?[\s,:#]*$/i.exec(before);
   return m?.[1];
 }
 
@@ -190,7 +194,7 @@ export function citingText(plan: GsdPlan): string {
 /** The file-name words a plan uses for a document: `02-RESEARCH.md` -> research, 02-research; `research/STACK.md` -> stack. */
 function fileKeywords(rel: string): string[] {
   const base = path.posix.basename(rel).replace(/\.md$/i, '');
-  const bare = base.replace(/^\d+(?:\.\d+)*-/, '');
+  const bare = base.replace(/^\d+(?:\.\d+)*[A-Za-z]?-/, '');
   return [...new Set([base, bare].map((s) => s.toLowerCase()).filter((s) => s.length >= 4))];
 }
 

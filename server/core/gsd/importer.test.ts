@@ -10,6 +10,7 @@ import { PROTOCOL_VERSION } from '../planning/version.js';
 import { readSymbols, setSymbol } from '../symbols/symbols.js';
 import { readUnitsFile, resolveUnit, reverseUnit, unitsFilePath } from '../units/units.js';
 import { FIXTURES, FIXTURE_NAMES, copyFixture, copyTestdata, hashTree, requireFixtures, syntheticProject, tmp } from './_testkit.js';
+import { analysePlan } from './cite.js';
 import { type TasksFile, importGsd, tasksFilePath } from './importer.js';
 import { loadGsdProject } from './tree.js';
 import { projectUnits } from './units.js';
@@ -256,6 +257,33 @@ describe('import gsd on odd trees', () => {
     // Broken must_haves: reported, and no truth invented.
     expect(t('02-03')).toMatchObject({ depends: ['02-01'], wave: 2, issues: expect.arrayContaining(['bad_frontmatter']) });
     expect(Object.keys(readSymbols(ctx)).filter((k) => k.startsWith('02-03.'))).toEqual([]);
+  });
+
+  it('keeps the letter of a letter-suffixed phase (analizere/real-estate-ai 02A-infrastructure-services/02A-01-PLAN.md) apart from the phase without it', () => {
+    const { planning, put, plan } = oddPlanning();
+    put('phases/04-pricing/04-01-PLAN.md', plan('phase: 04-pricing\nplan: 01\nwave: 1', 'Prices.'));
+    put('phases/04A-infra/04A-01-PLAN.md', plan('phase: 04A-infra\nplan: 01\nwave: 1', 'Gate it (Pitfall 2 from RESEARCH.md), D-01.'));
+    put('phases/04A-infra/04A-01-SUMMARY.md', '---\nphase: 04A-infra\nplan: 01\n---\n# 04A-01 summary\n\nGated.\n');
+    put('phases/04A-infra/04A-02-PLAN.md', plan('phase: 04A-infra\nplan: 02\nwave: 2\ndepends_on: [04A-01]', 'Meter it.'));
+    put('phases/04A-infra/04A-CONTEXT.md', '# Phase 4A: Infra - Context\n\n## Decisions\n\n- **D-01:** Gate before metering.\n');
+    put('phases/04A-infra/04A-RESEARCH.md', '# Phase 4A: Infra - Research\n\n## Common Pitfalls\n\n### Pitfall 1: Late logging\n\nLog first.\n\n### Pitfall 2: Scattered checks\n\nOne service.\n');
+    put('phases/04-pricing/04-CONTEXT.md', '# Phase 4: Pricing - Context\n\n## Decisions\n\n- **D-01:** Monthly prices.\n');
+    const p = loadGsdProject(planning);
+    const byFile = (f: string) => p.planFiles.find((x) => x.file === f);
+    expect(byFile('phases/04-pricing/04-01-PLAN.md')).toMatchObject({ status: 'imported', id: '04-01' });
+    expect(byFile('phases/04A-infra/04A-01-PLAN.md')).toMatchObject({ status: 'imported', id: '04A-01' });
+    expect(byFile('phases/04A-infra/04A-02-PLAN.md')).toMatchObject({ status: 'imported', id: '04A-02' });
+    expect(p.plans.find((x) => x.id === '04A-02')?.depends).toEqual(['04A-01']);
+    expect(p.summaries.find((x) => x.id === '04A-01')?.file).toBe('phases/04A-infra/04A-01-SUMMARY.md');
+    // `phase: 04A-infra` agrees with the file name 04A-01.
+    expect(p.issues.filter((i) => i.kind === 'frontmatter_mismatch')).toEqual([]);
+    // Its own phase's files: D-01 of 04A-CONTEXT (not 04-CONTEXT), and "Pitfall 2 from RESEARCH.md" of 04A-RESEARCH.
+    const ctx = ctxAt(planning);
+    const { model } = importGsd(ctx);
+    const plan04a = model.project.plans.find((x) => x.id === '04A-01');
+    const units = plan04a && analysePlan({ project: model.project, index: model.index, capsules: model.capsules }, plan04a).units.map((u) => u.id);
+    expect(units).toEqual(expect.arrayContaining(['04A-CONTEXT#D-01', '04A-RESEARCH#pitfall-2']));
+    expect(units).not.toContain('04-CONTEXT#D-01');
   });
 
   it('imports NN-PLAN.md in another phase\'s folder as that phase\'s plan NN, and a second folder of one phase number under its folder\'s name', () => {

@@ -123,6 +123,8 @@ describe('dependencies, file names and paths', () => {
     expect(planFileRef('01-02-PLAN.md')).toEqual({ phase: '01', plan: '02' });
     expect(planFileRef('02.1-01-PLAN.md')).toEqual({ phase: '02.1', plan: '01' });
     expect(planFileRef('03-05b-PLAN.md')).toEqual({ phase: '03', plan: '05b' });
+    expect(planFileRef('02A-01-PLAN.md')).toEqual({ phase: '02A', plan: '01' });
+    expect(refKey({ phase: '02A', plan: '01' })).not.toBe(refKey({ phase: '02', plan: '01' }));
     expect(refKey({ phase: '03', plan: '05b' })).not.toBe(refKey({ phase: '03', plan: '05' }));
     expect(refKey({ phase: '3', plan: '5B' })).toBe(refKey({ phase: '03', plan: '05b' }));
     expect(planFileRef('PAPER_TRADING_PLAN.md')).toBeUndefined();

@@ -179,11 +179,17 @@ export function refKey(r: PlanRef): string {
   return `${numKey(r.phase)}-${numKey(r.plan)}`;
 }
 
-// A plan number may carry a letter (03-05b, a plan inserted after 03-05).
-const PLAN_FILE = /^(\d+(?:\.\d+)*)-(\d+[a-z]?)(?:-[A-Za-z0-9_.-]+?)?-PLAN\.md$/i;
-const SUMMARY_FILE = /^(\d+(?:\.\d+)*)-(\d+[a-z]?)(?:-[A-Za-z0-9_.-]+?)?-SUMMARY\.md$/i;
+// A plan number may carry a letter (03-05b, a plan inserted after 03-05), and so may a phase's
+// (02A-01, a phase split from phase 02).
+const PLAN_FILE = /^(\d+(?:\.\d+)*[a-z]?)-(\d+[a-z]?)(?:-[A-Za-z0-9_.-]+?)?-PLAN\.md$/i;
+const SUMMARY_FILE = /^(\d+(?:\.\d+)*[a-z]?)-(\d+[a-z]?)(?:-[A-Za-z0-9_.-]+?)?-SUMMARY\.md$/i;
 
 /** `01-02-PLAN.md` -> {phase "01", plan "02"}; `03-05b-PLAN.md` -> plan "05b"; anything else (PAPER_TRADING_PLAN.md) -> undefined. */
+/** The phase number a name begins with, its letter kept (`02A-infra` -> `02A`, `04.1-x` -> `04.1`, `2-auth` -> `2`). */
+export function leadingPhase(s: string): string | undefined {
+  return /^(\d+(?:\.\d+)*(?:[A-Za-z](?![A-Za-z]))?)/.exec(s)?.[1];
+}
+
 export function planFileRef(name: string): PlanRef | undefined {
   const m = PLAN_FILE.exec(name);
   return m ? { phase: m[1] as string, plan: m[2] as string } : undefined;

@@ -13,6 +13,7 @@ import {
   cleanDeclaredPath,
   type ParsedSummary,
   type PlanRef,
+  leadingPhase,
   parseDependency,
   parsePlan,
   parseSummary,
@@ -256,7 +257,7 @@ function sameNumber(a: string, b: string): boolean {
 
 /** The phase number a phase folder's name starts with (`03-auth` -> `03`). */
 function dirPhase(dir: string): string | undefined {
-  return /^(\d+(?:\.\d+)*)(?:[-_ ]|$)/.exec(dir)?.[1];
+  return /^(\d+(?:\.\d+)*[A-Za-z]?)(?:[-_ ]|$)/.exec(dir)?.[1];
 }
 
 /**
@@ -403,7 +404,7 @@ export function loadGsdProject(dir: string): GsdProject {
       // A file named oddly but written as a GSD plan (frontmatter phase and plan, or a plan_id that
       // begins with its phase) is still a plan.
       const fm = raw !== undefined ? parsePlan(raw) : undefined;
-      const phase = fm?.phase ? /^(\d+(?:\.\d+)*)/.exec(fm.phase)?.[1] : undefined;
+      const phase = fm?.phase ? leadingPhase(fm.phase) : undefined;
       const planNo = fm?.plan && /^\d+[a-z]?$/i.test(fm.plan) ? fm.plan : undefined;
       const own = fm && phase && !planNo ? idFromFrontmatter(fm, phase) : undefined;
       const byName = found.namedRef;
@@ -512,7 +513,7 @@ export function loadGsdProject(dir: string): GsdProject {
       ] as const) {
         if (v === undefined) continue;
         const mine = k === 'phase' ? ref.phase : ref.plan;
-        const theirs = k === 'phase' ? (/^(\d+(?:\.\d+)*)/.exec(v)?.[1] ?? v) : v;
+        const theirs = k === 'phase' ? (leadingPhase(v) ?? v) : v;
         if (/^\d+(?:\.\d+)*[a-z]?$/i.test(theirs) && /^\d/.test(mine) && !sameNumber(theirs, mine)) {
           issues.push({ kind: 'frontmatter_mismatch', file, detail: `frontmatter says ${k} ${v}, the file name says ${mine}; the file name wins` });
         }

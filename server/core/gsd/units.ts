@@ -18,7 +18,7 @@ import { labelKey, mdItems, mdSections, slug } from '../units/markdown.js';
 import type { Unit } from '../units/units.js';
 import { citingText, locate } from './cite.js';
 import { type LineRange, lineRangesIn, rangeOffsets, rangeTitle, rangesAfterNames } from './lines.js';
-import { normalizeText, oneLine } from './parse.js';
+import { leadingPhase, normalizeText, oneLine } from './parse.js';
 import type { GsdProject } from './tree.js';
 
 /** A unit and where its text sits in its (normalised) file. */
@@ -53,7 +53,7 @@ export function fileKey(rel: string): string {
   if (!m) return noExt;
   const dir = m[1] as string;
   const rest = m[2] as string;
-  const phase = /^(\d+(?:\.\d+)*)/.exec(dir)?.[1];
+  const phase = leadingPhase(dir);
   // GSD prefixes phase files with the phase number; a file without it gets the folder's number.
   if (phase && !rest.includes('/') && !rest.startsWith(`${phase}-`)) return `${phase}-${rest}`;
   return rest;
@@ -66,8 +66,8 @@ export function fileKey(rel: string): string {
 function filePhase(rel: string): string | undefined {
   const parts = rel.split('/');
   if (parts.length === 1 || (parts[0] === 'phases' && parts.length === 2)) return /^(\d+(?:\.\d+)*)-[A-Za-z]/.exec(parts[parts.length - 1] as string)?.[1];
-  if (parts[0] === 'phases' && parts.length >= 3) return /^(\d+(?:\.\d+)*)/.exec(parts[1] as string)?.[1];
-  if (parts[0] === 'milestones' && parts.length >= 4) return /^(\d+(?:\.\d+)*)/.exec(parts[2] as string)?.[1];
+  if (parts[0] === 'phases' && parts.length >= 3) return leadingPhase(parts[1] as string);
+  if (parts[0] === 'milestones' && parts.length >= 4) return leadingPhase(parts[2] as string);
   return undefined;
 }
 
