@@ -221,6 +221,8 @@ function check(bench, out) {
           .split('\n')
           .filter((l) => /^#{1,6}\s/.test(l));
         const simple = (x) => x.toLowerCase().replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim();
+        /** A heading line's title, simplified. */
+        const titleOf = (h) => simple(h.replace(/^#{1,6}\s+/, ''));
         // The heading numbered N (`### 3. Atomic Write Pattern`), not 30 nor 3.1.
         const numbered = (n) => new RegExp(`^${n.replace(/\./g, '\\.')}[.):]?\\s`);
         // An item that names line numbers cites those lines (checked below); the sections it names
@@ -232,7 +234,7 @@ function check(bench, out) {
           const num = /^(\d+(?:\.\d+)*)$/.exec(name);
           if (!num && (name.length < 3 || /^[a-z][a-z0-9]*-\d+$/.test(name))) continue;
           const begins = (h) => (num ? numbered(num[1]).test(h) : h.startsWith(name));
-          let hit = headings.filter((h) => begins(simple(h.replace(/^#{1,6}\s+/, ''))));
+          let hit = headings.filter((h) => begins(titleOf(h)));
           if (hit.length === 0) continue;
           // `§Architecture Patterns — Recommended Project Structure tree`: what follows the dash begins
           // the title of a heading inside the named one, so that heading is what the item names.
@@ -242,18 +244,18 @@ function check(bench, out) {
             const rest = headings.slice(headings.indexOf(h) + 1);
             const end = rest.findIndex((x) => /^#+/.exec(x)[0].length <= level);
             return (end === -1 ? rest : rest.slice(0, end)).filter((x) => {
-              const title = simple(x.replace(/^#{1,6}\s+/, ''));
+              const title = titleOf(x);
               return title.length >= 3 && after.startsWith(title);
             });
           });
           if (under.length) hit = under;
           counts.sections++;
-          if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}${under.length ? ` — ${simple(under[0].replace(/^#{1,6}\s+/, ''))}` : ''}`);
+          if (!hit.some((h) => has(h))) miss('section', `${written} §${sm[1].trim()}${under.length ? ` — ${titleOf(under[0])}` : ''}`);
         }
         // The word before a number (`(Section 1, Section 4)`, `Sections 3 and 5`) names the headings numbered so.
         for (const wm of names.matchAll(/\bsections?\s+(\d+(?:\.\d+)*(?:\s*(?:,|&|and)\s*\d+(?:\.\d+)*)*)/gi)) {
           for (const n of wm[1].match(/\d+(?:\.\d+)*/g)) {
-            const hit = headings.filter((h) => numbered(n).test(simple(h.replace(/^#{1,6}\s+/, ''))));
+            const hit = headings.filter((h) => numbered(n).test(titleOf(h)));
             if (hit.length === 0) continue;
             counts.sections++;
             if (!hit.some((h) => has(h))) miss('section', `${written} Section ${n}`);
@@ -267,7 +269,7 @@ function check(bench, out) {
           if (/^(?:lines?|sections?)$/.test(word) || labelSeen.has(`${word} ${Number(lm[2])}`)) continue;
           labelSeen.add(`${word} ${Number(lm[2])}`);
           // A document's title (`# Phase 1: Foundation - Context`) is not a section a label names.
-          const hit = headings.filter((h) => !/^#\s/.test(h) && labelStart(word, lm[2]).test(simple(h.replace(/^#{1,6}\s+/, ''))));
+          const hit = headings.filter((h) => !/^#\s/.test(h) && labelStart(word, lm[2]).test(titleOf(h)));
           if (hit.length === 0) continue;
           counts.sections++;
           if (!hit.some((h) => has(h))) miss('section', `${written} ${lm[1]} ${lm[2]}`);

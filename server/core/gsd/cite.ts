@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LABEL_SOURCE, labelKey } from '../units/markdown.js';
 import { lineRangesIn, rangeTitle, rangesAfterNames } from './lines.js';
-import { stripXmlBlock } from './parse.js';
+import { numKey, stripXmlBlock } from './parse.js';
 import { type GsdPlan, type GsdProject, planningRelative, writeSet } from './tree.js';
 import type { PlacedUnit, UnitIndex } from './units.js';
 
@@ -81,17 +81,6 @@ function words(s: string): string[] {
   return (s.toLowerCase().match(/[a-z0-9][a-z0-9'’-]*/g) ?? []).map((w) => stem(w.replace(/['’]/g, '')));
 }
 
-/** A phase number without its zero padding, its letter kept: `02A` -> `2a`, `04.1` -> `4.1`. */
-function phaseKey(p: string): string {
-  return p
-    .split('.')
-    .map((x) => {
-      const m = /^0*(\d+)([a-z]?)/i.exec(x);
-      return m ? `${m[1]}${(m[2] as string).toLowerCase()}` : x.toLowerCase();
-    })
-    .join('.');
-}
-
 const isContextDoc = (rel: string) => /(^|[-_/])CONTEXT\.md$/i.test(rel);
 const isRequirementsDoc = (rel: string) => /REQUIREMENTS[^/]*\.md$/i.test(rel);
 const isRoadmapDoc = (rel: string) => /(^|[-_/])ROADMAP\.md$/i.test(rel);
@@ -130,7 +119,7 @@ function resolveLabel(index: UnitIndex, plan: GsdPlan, label: string, qualifier:
   const all = (index.byLabel.get(labelKey(label)) ?? []).filter((u) => u.kind === 'item');
   if (all.length === 0) return { units: [], ambiguous: false };
   const dir = planDir(plan);
-  const ofPhase = (u: PlacedUnit, p: string) => u.phase !== undefined && /^\d/.test(p) && phaseKey(u.phase) === phaseKey(p);
+  const ofPhase = (u: PlacedUnit, p: string) => u.phase !== undefined && /^\d/.test(p) && numKey(u.phase) === numKey(p);
   // In a tree laid out flat every phase's files share one folder: only the plan's own phase's are its.
   const inDir = (u: PlacedUnit) => path.posix.dirname(u.file) === dir && (plan.phaseDir !== '' || u.phase === undefined || (plan.kind === 'phase' && ofPhase(u, plan.phase)));
   const formRank = (u: PlacedUnit) => (/^\s*\|/.test(u.text ?? '') ? 1 : 0);
@@ -201,10 +190,15 @@ function fileKeywords(rel: string): string[] {
 /** Section handles of one document: labelled headings and short titles. */
 type Handle = { unit: PlacedUnit; label?: { word: string; n: string }; name: string[]; title?: string[]; words: Set<string>; phrase?: RegExp };
 
+/** A heading's title as lower-case words, a parenthesis (a remark on it) left out. */
+function titleWords(title: string): string[] {
+  return title.replace(/\([^)]*\)/g, ' ').toLowerCase().match(/[a-z0-9]+/g) ?? [];
+}
+
 /** The heading's whole title followed by the kind of part it is ("Run Log View section", "Status Labels table"). */
 function titlePhrase(title: string): RegExp | undefined {
-  const tw = title.replace(/\([^)]*\)/g, ' ').toLowerCase().match(/[a-z0-9]+/g);
-  return tw ? new RegExp(`(?<![a-z0-9])${tw.join('[^a-z0-9\\n]+')}[^a-z0-9\\n]+(?:sub)?(?:sections?|tables?|headings?)(?![a-z])`) : undefined;
+  const tw = titleWords(title);
+  return tw.length ? new RegExp(`(?<![a-z0-9])${tw.join('[^a-z0-9\\n]+')}[^a-z0-9\\n]+(?:sub)?(?:sections?|tables?|headings?)(?![a-z])`) : undefined;
 }
 
 function sectionHandles(units: PlacedUnit[], text = ''): Handle[] {
@@ -256,10 +250,9 @@ function labelsIn(lower: string): Map<string, Set<string>> {
  * How a clause writes the name of a section, as a regex source over lower case: its label ("pattern
  * 2", "patterns #2") or its title's words; for the start of a name (`lead`), the first two of them.
  */
-function nameStart(u: PlacedUnit, handles: Handle[], lead: boolean): string {
-  const h = handles.find((x) => x.unit === u);
-  if (h?.label) return `(?<![a-z0-9])${h.label.word}[a-z]*\\s*#?\\s*${h.label.n.replace(/\./g, '\\.')}(?![a-z0-9])`;
-  const tw = u.title.replace(/\([^)]*\)/g, ' ').toLowerCase().match(/[a-z0-9]+/g) ?? [];
+function nameStart(h: Handle, lead: boolean): string {
+  if (h.label) return `(?<![a-z0-9])${h.label.word}[a-z]*\\s*#?\\s*${h.label.n.replace(/\./g, '\\.')}(?![a-z0-9])`;
+  const tw = titleWords(h.unit.title);
   return `(?<![a-z0-9])${(lead ? tw.slice(0, 2) : tw).join('[^a-z0-9\\n]+')}`;
 }
 
@@ -340,7 +333,8 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
   // "I2S Audio RTTTL Speaker Full Configuration" names the heading titled so, not also the one whose
   // shorter title its first words are: a title goes to a longer one holding all its words that the
   // clause writes whole.
-  const nameOf = (u: PlacedUnit) => handles.find((h) => h.unit === u)?.name ?? [];
+  const handleOf = new Map(handles.map((h) => [h.unit, h]));
+  const nameOf = (u: PlacedUnit) => handleOf.get(u)?.name ?? [];
   const written = ` ${words(lower).filter((w) => !STOP.has(w)).join(' ')} `;
   const longer = (u: PlacedUnit) => {
     const t = nameOf(u);
@@ -357,7 +351,10 @@ function sectionsNamed(clause: string, handles: Handle[], list = false): PlacedU
   // what the clause cites.
   const named = [...hits, ...titled];
   const located = (outer: PlacedUnit) =>
-    named.some((inner) => inner !== outer && outer.start <= inner.start && outer.end >= inner.end && outer.end - outer.start > inner.end - inner.start && new RegExp(`${nameStart(outer, handles, false)}[^a-z0-9\\n,;.]{0,6}${nameStart(inner, handles, true)}`).test(lower));
+    named.some((inner) => {
+      const [o, i] = [handleOf.get(outer), handleOf.get(inner)];
+      return o !== undefined && i !== undefined && inner !== outer && outer.start <= inner.start && outer.end >= inner.end && outer.end - outer.start > inner.end - inner.start && new RegExp(`${nameStart(o, false)}[^a-z0-9\\n,;.]{0,6}${nameStart(i, true)}`).test(lower);
+    });
   for (const list of [hits, titled]) list.splice(0, list.length, ...list.filter((u) => !located(u)));
   const inside = (u: PlacedUnit) => hits.some((l) => l.start <= u.start && l.end >= u.end);
   const repeated = (u: PlacedUnit) => handles.filter((h) => h.unit.title.toLowerCase() === u.title.toLowerCase()).length > 1;
@@ -475,7 +472,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   for (const m of text.matchAll(LABEL_RE)) labels.push({ label: m[1] as string, at: m.index ?? 0, len: (m[1] as string).length });
   for (const l of labels) {
     const q = qualifierNear(text, l.at, l.len);
-    const r = resolveLabel(index, plan, l.label, q && plan.kind === 'phase' && phaseKey(q) !== phaseKey(plan.phase) ? q : undefined);
+    const r = resolveLabel(index, plan, l.label, q && plan.kind === 'phase' && numKey(q) !== numKey(plan.phase) ? q : undefined);
     for (const u of r.units) cite(u, 'id', l.label, r.ambiguous);
   }
 
@@ -568,11 +565,12 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
     }
     for (const r of refs) {
       if (r.rel !== rel || !r.note) continue;
-      const named = narrowed(sectionsNamed(r.note, handles, true), linesCited(index, rel, r.note));
+      const noteLines = linesCited(index, rel, r.note);
+      const named = narrowed(sectionsNamed(r.note, handles, true), noteLines);
       for (const u of named) cite(u, 'section', u.label ?? u.title);
       // A note that names ids of the file (`§D-01 (quickjs API), §D-09`) is resolved by those ids.
       const namesIds = [...r.note.matchAll(LABEL_RE)].some((m) => (index.byLabel.get(labelKey(m[1] as string)) ?? []).some((u) => u.file === rel));
-      const namesLines = linesCited(index, rel, r.note).length > 0;
+      const namesLines = noteLines.length > 0;
       if (named.length === 0 && !namesIds && !namesLines && /[A-Za-z]{3}/.test(r.note)) unresolvedNotes.push(`${r.written}: ${r.note}`);
     }
   }
@@ -598,7 +596,7 @@ export function analysePlan(input: CiteInput, plan: GsdPlan): PlanAnalysis {
   // plan's archived phases folder, or the only archive that holds the phase.
   const standIn = new Map<string, string[]>();
   if (plan.kind === 'phase') {
-    const entries = (rel: string) => (index.byFile.get(rel) ?? []).filter((u) => u.kind === 'phase' && u.phase !== undefined && phaseKey(u.phase) === phaseKey(plan.phase));
+    const entries = (rel: string) => (index.byFile.get(rel) ?? []).filter((u) => u.kind === 'phase' && u.phase !== undefined && numKey(u.phase) === numKey(plan.phase));
     for (const r of refs) {
       if (!r.rel || !isRoadmapDoc(r.rel)) continue;
       let own = entries(r.rel);

@@ -164,7 +164,8 @@ export interface PlanRef {
   plan: string;
 }
 
-function numKey(s: string): string {
+/** A phase or plan number without its zero padding, a letter kept in lower case: `02A` -> `2a`, `04.1` -> `4.1`. */
+export function numKey(s: string): string {
   return s
     .split('.')
     .map((p) => {
@@ -184,12 +185,12 @@ export function refKey(r: PlanRef): string {
 const PLAN_FILE = /^(\d+(?:\.\d+)*[a-z]?)-(\d+[a-z]?)(?:-[A-Za-z0-9_.-]+?)?-PLAN\.md$/i;
 const SUMMARY_FILE = /^(\d+(?:\.\d+)*[a-z]?)-(\d+[a-z]?)(?:-[A-Za-z0-9_.-]+?)?-SUMMARY\.md$/i;
 
-/** `01-02-PLAN.md` -> {phase "01", plan "02"}; `03-05b-PLAN.md` -> plan "05b"; anything else (PAPER_TRADING_PLAN.md) -> undefined. */
 /** The phase number a name begins with, its letter kept (`02A-infra` -> `02A`, `04.1-x` -> `04.1`, `2-auth` -> `2`). */
 export function leadingPhase(s: string): string | undefined {
   return /^(\d+(?:\.\d+)*(?:[A-Za-z](?![A-Za-z]))?)/.exec(s)?.[1];
 }
 
+/** `01-02-PLAN.md` -> {phase "01", plan "02"}; `03-05b-PLAN.md` -> plan "05b"; anything else (PAPER_TRADING_PLAN.md) -> undefined. */
 export function planFileRef(name: string): PlanRef | undefined {
   const m = PLAN_FILE.exec(name);
   return m ? { phase: m[1] as string, plan: m[2] as string } : undefined;
